@@ -1,0 +1,282 @@
+// Backend of the HAProxy capacity lab: /fast, /slow, /ping (the contract of the
+// "2 million connections" article), /healthz and /metrics. Only node: built-ins,
+// so the container runs it straight from the mounted folder with no install step.
+import http from 'node:http';
+import os from 'node:os';
+import { randomInt } from 'node:crypto';
+
+// setTimeout and socket timeouts turn anything above 2^31-1 ms into 1 ms.
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+// Upper bound of the /ping "times" header.
+export const MAX_TIMES = 1000;
+
+export const DEFAULTS = Object.freeze({
+  port: 8080,
+  host: '0.0.0.0',
+  slowMs: 3000,
+  serverTimeoutMs: 0, // 0 = no socket inactivity timeout (120000 = Node's old default)
+  requestTimeoutMs: 0, // 0 = off, else Node >= 18 cuts /ping requests after 300 s
+  headersTimeoutMs: 60000,
+  keepAliveTimeoutMs: 65000, // longer than HAProxy's "timeout http-keep-alive"
+  maxSleepMs: 3600000,
+  shutdownGraceMs: 10000,
+  replica: undefined, // undefined = os.hostname()
+});
+
+// Environment variable -> option name and largest accepted value.
+export const ENV_VARS = Object.freeze([
+  ['PORT', 'port', 65535],
+  ['SLOW_MS', 'slowMs', MAX_TIMER_MS],
+  ['SERVER_TIMEOUT_MS', 'serverTimeoutMs', MAX_TIMER_MS],
+  ['REQUEST_TIMEOUT_MS', 'requestTimeoutMs', MAX_TIMER_MS],
+  ['HEADERS_TIMEOUT_MS', 'headersTimeoutMs', MAX_TIMER_MS],
+  ['KEEPALIVE_TIMEOUT_MS', 'keepAliveTimeoutMs', MAX_TIMER_MS],
+  ['MAX_SLEEP_MS', 'maxSleepMs', MAX_TIMER_MS],
+  ['SHUTDOWN_GRACE_MS', 'shutdownGraceMs', MAX_TIMER_MS],
+]);
+
+// Strict: digits only, so "-5", "1.5", "1e3", " 7" and "" are all rejected
+// instead of being half-parsed the way parseInt() would.
+export function parseNonNegativeInt(name, value, max = Number.MAX_SAFE_INTEGER) {
+  const n = /^[0-9]+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n)) {
+    throw new RangeError(`${name} must be a non-negative integer (got ${JSON.stringify(String(value))})`);
+  }
+  if (n > max) {
+    throw new RangeError(`${name} must be a non-negative integer <= ${max} (got ${JSON.stringify(String(value))})`);
+  }
+  return n;
+}
+
+// The replica name goes into a response header, where control or non-ASCII
+// characters would make every response throw.
+export function checkReplica(replica) {
+  if (typeof replica !== 'string' || replica === '' || /[^\x20-\x7e]/.test(replica)) {
+    throw new RangeError(`REPLICA must be printable ASCII (got ${JSON.stringify(String(replica))})`);
+  }
+  return replica;
+}
+
+// Options for createBackend() from environment variables; unset or empty means
+// the default. Throws a RangeError whose message names the variable.
+export function loadConfig(env = process.env) {
+  const config = { ...DEFAULTS };
+  for (const [name, key, max] of ENV_VARS) {
+    if (env[name] !== undefined && env[name] !== '') config[key] = parseNonNegativeInt(name, env[name], max);
+  }
+  config.host = env.HOST || DEFAULTS.host;
+  config.replica = checkReplica(env.REPLICA || os.hostname());
+  return config;
+}
+
+// An integer request parameter (header or query), or a one-line 400 message.
+function intParam(kind, name, raw, max, unit) {
+  if (raw === undefined) return { value: 0 };
+  try {
+    return { value: parseNonNegativeInt(name, raw, max) };
+  } catch {
+    const shown = JSON.stringify(raw.length > 100 ? `${raw.slice(0, 100)}...` : raw);
+    return { error: `bad "${name}" ${kind} ${shown}: want ${unit} between 0 and ${max}` };
+  }
+}
+
+const MS = 'an integer number of milliseconds';
+
+// Prometheus label values: escape backslash, double quote and newline.
+const labelValue = (v) => String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+
+export function createBackend(options = {}) {
+  const cfg = { ...DEFAULTS, ...options };
+  cfg.replica = checkReplica(cfg.replica ?? os.hostname());
+  for (const [name, key, max] of ENV_VARS) parseNonNegativeInt(name, String(cfg[key]), max);
+  // Node refuses headersTimeout > requestTimeout when the latter is on.
+  if (cfg.requestTimeoutMs > 0) cfg.headersTimeoutMs = Math.min(cfg.headersTimeoutMs, cfg.requestTimeoutMs);
+
+  const startedAt = Date.now() / 1000;
+  const requestCounts = new Map(); // 'route="x",code="200"' -> completed responses
+  const abortedCounts = new Map(); // route -> responses cut by a disconnect or timeout
+  const pendingTimers = new Set(); // lets tests prove that disconnects leak no timers
+  let inFlight = 0;
+  let openConnections = 0;
+  let connectionsTotal = 0;
+  let shuttingDown = false;
+  let shutdownPromise;
+
+  const server = http.createServer({
+    requestTimeout: cfg.requestTimeoutMs,
+    headersTimeout: cfg.headersTimeoutMs,
+    keepAliveTimeout: cfg.keepAliveTimeoutMs,
+  });
+  // Socket inactivity timeout: with no 'timeout' listener Node destroys the socket.
+  server.timeout = cfg.serverTimeoutMs;
+
+  let onSocketClose = () => {}; // set by shutdown() to notice the last socket going
+  server.on('connection', (socket) => {
+    openConnections++;
+    connectionsTotal++;
+    socket.once('close', () => {
+      openConnections--;
+      onSocketClose();
+    });
+  });
+
+  function headers(extra = {}) {
+    const h = { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'X-Replica': cfg.replica, ...extra };
+    // While draining, make clients (HAProxy) open new connections elsewhere.
+    if (shuttingDown) h.Connection = 'close';
+    return h;
+  }
+
+  function send(res, status, body, extra = {}) {
+    if (res.destroyed || res.headersSent) return; // client gone, or already answering
+    res.writeHead(status, headers({ ...extra, 'Content-Length': Buffer.byteLength(body) }));
+    res.end(body);
+  }
+
+  // One pending timer per response at a time, cleared if the client goes away,
+  // so nothing is written after close and nothing keeps running for nobody.
+  function timerFor(res) {
+    let timer;
+    res.once('close', () => {
+      clearTimeout(timer);
+      pendingTimers.delete(timer);
+    });
+    return (ms, fn) => {
+      timer = setTimeout(() => {
+        pendingTimers.delete(timer);
+        if (!res.destroyed) fn();
+      }, ms);
+      pendingTimers.add(timer);
+    };
+  }
+
+  function slow(req, res, query) {
+    const ms = query.has('ms') ? intParam('query parameter', 'ms', query.get('ms'), cfg.maxSleepMs, MS) : { value: cfg.slowMs };
+    if (ms.error) return send(res, 400, `${ms.error}\n`);
+    timerFor(res)(ms.value, () => send(res, 200, "I'm slooooow"));
+  }
+
+  // The article's contract: headers at once, then "pong" after a random
+  // 0..sleep ms, and "times" more pongs, each after another random wait.
+  function ping(req, res) {
+    const sleep = intParam('header', 'sleep', req.headers.sleep, cfg.maxSleepMs, MS);
+    const times = intParam('header', 'times', req.headers.times, MAX_TIMES, 'an integer');
+    const bad = sleep.error ?? times.error;
+    if (bad) return send(res, 400, `${bad}\n`);
+    res.writeHead(200, headers());
+    res.flushHeaders();
+    const later = timerFor(res);
+    let left = times.value + 1;
+    const pong = () => {
+      res.write('pong');
+      if (--left > 0) later(randomInt(sleep.value + 1), pong);
+      else res.end();
+    };
+    later(randomInt(sleep.value + 1), pong);
+  }
+
+  function renderMetrics({ excludeScrapes = 0 } = {}) {
+    const out = [];
+    const metric = (name, type, help, samples) => {
+      out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+      for (const [labels, value] of samples) out.push(`${name}${labels ? `{${labels}}` : ''} ${value}`);
+    };
+    metric('backend_requests_total', 'counter', 'HTTP responses completed, by route and status code.', requestCounts);
+    metric('backend_requests_aborted_total', 'counter', 'Responses cut short by a client disconnect or a timeout, by route.',
+      [...abortedCounts].map(([route, n]) => [`route="${route}"`, n]));
+    metric('backend_requests_in_flight', 'gauge', 'Requests whose response has not finished (not counting this scrape).',
+      [['', inFlight - excludeScrapes]]);
+    metric('backend_open_connections', 'gauge', 'Open TCP connections to this server.', [['', openConnections]]);
+    metric('backend_connections_total', 'counter', 'TCP connections accepted.', [['', connectionsTotal]]);
+    metric('backend_info', 'gauge', 'Constant 1, labelled with the replica name.', [[`replica="${labelValue(cfg.replica)}"`, 1]]);
+    metric('process_resident_memory_bytes', 'gauge', 'Resident memory size in bytes.', [['', process.memoryUsage.rss()]]);
+    metric('process_start_time_seconds', 'gauge', 'Start time of the backend since the Unix epoch in seconds.', [['', startedAt]]);
+    return `${out.join('\n')}\n`;
+  }
+
+  // path -> [route label, allowed methods, handler]
+  const routes = {
+    '/fast': ['fast', ['GET', 'HEAD'], (req, res) => send(res, 200, "I'm FAST!!!!")],
+    '/slow': ['slow', ['GET', 'HEAD'], slow],
+    '/ping': ['ping', ['GET', 'HEAD', 'POST'], ping],
+    '/healthz': ['healthz', ['GET', 'HEAD'], (req, res) => (shuttingDown ? send(res, 503, 'shutting down') : send(res, 200, 'ok'))],
+    '/metrics': ['metrics', ['GET', 'HEAD'], (req, res) => send(res, 200, renderMetrics({ excludeScrapes: 1 }),
+      { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' })],
+  };
+
+  server.on('request', (req, res) => {
+    req.on('error', () => {}); // a client resetting mid-body is not our error
+    req.resume(); // drain any request body (POST /ping with JSON) without reading it
+    const q = req.url.indexOf('?');
+    const path = q === -1 ? req.url : req.url.slice(0, q);
+    const [route, methods, handler] = routes[path] ?? ['other'];
+
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      if (res.writableFinished) {
+        const key = `route="${route}",code="${res.statusCode}"`;
+        requestCounts.set(key, (requestCounts.get(key) ?? 0) + 1);
+      } else {
+        abortedCounts.set(route, (abortedCounts.get(route) ?? 0) + 1);
+      }
+    });
+
+    try {
+      if (!handler) send(res, 404, `not found: ${path.slice(0, 100)}\n`);
+      else if (!methods.includes(req.method)) {
+        send(res, 405, `method ${req.method} not allowed on ${path} (use ${methods.join(', ')})\n`, { Allow: methods.join(', ') });
+      } else handler(req, res, new URLSearchParams(q === -1 ? '' : req.url.slice(q + 1)));
+    } catch (err) {
+      // Never let one request take the process down.
+      if (!res.headersSent) send(res, 500, `internal error: ${err.message}\n`);
+      else res.destroy();
+    }
+  });
+
+  function listen(port = cfg.port, host = cfg.host) {
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve(server.address());
+      });
+    });
+  }
+
+  // Graceful stop: refuse new connections, fail health checks, close idle
+  // keep-alive sockets, let in-flight responses finish; after graceMs cut what
+  // is left. Resolves { forced } once every connection is gone.
+  function shutdown({ graceMs = cfg.shutdownGraceMs } = {}) {
+    shutdownPromise ??= new Promise((resolve) => {
+      shuttingDown = true;
+      let forced = false;
+      let listening = true;
+      // Sockets whose response finishes (e.g. a /ping that had already sent
+      // its keep-alive headers) become idle later: sweep them as they do.
+      const sweep = setInterval(() => server.closeIdleConnections(), 100);
+      const force = setTimeout(() => {
+        forced = true;
+        server.closeAllConnections();
+      }, graceMs);
+      // Done when the server has closed and every socket has emitted 'close'
+      // (the server's callback can come before the sockets' own events).
+      onSocketClose = () => {
+        if (listening || openConnections > 0) return;
+        clearInterval(sweep);
+        clearTimeout(force);
+        resolve({ forced });
+      };
+      server.close(() => {
+        listening = false;
+        onSocketClose();
+      });
+      server.closeIdleConnections();
+    });
+    return shutdownPromise;
+  }
+
+  const stats = () => ({ inFlight, openConnections, connectionsTotal, pendingTimers: pendingTimers.size, shuttingDown });
+
+  return { server, config: cfg, listen, shutdown, renderMetrics, stats };
+}

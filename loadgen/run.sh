@@ -1,0 +1,40 @@
+#!/bin/sh
+# Entrypoint of a loadgen replica: "run.sh SCRIPT [k6 args...]".
+# With LOADGEN_REPLICAS=N and "--scale loadgen=N", each replica runs its own
+# k6 execution segment, so N replicas together produce exactly one test's load.
+# The replica number comes from the container name (haproxy-lab-loadgen-2),
+# which Docker's DNS gives back for the container's address; LOADGEN_INDEX
+# overrides it (e.g. for "docker compose run").
+set -eu
+
+die() { echo "loadgen: $*" >&2; exit 2; }
+
+replicas="${LOADGEN_REPLICAS:-1}"
+case "${replicas}" in ''|*[!0-9]*|0) die "LOADGEN_REPLICAS must be a positive integer (got '${replicas}')" ;; esac
+
+index="${LOADGEN_INDEX:-}"
+if [ -z "${index}" ]; then
+  if [ "${replicas}" -eq 1 ]; then
+    index=1
+  else
+    ip=$(hostname -i | cut -d' ' -f1)
+    index=$(busybox nslookup "${ip}" 127.0.0.11 2>/dev/null | grep -o -- '-loadgen-[0-9][0-9]*' | head -n1 | grep -o '[0-9]*$' || true)
+    [ -n "${index}" ] || die "cannot work out this replica's number from DNS; set LOADGEN_INDEX"
+  fi
+fi
+case "${index}" in ''|*[!0-9]*|0) die "LOADGEN_INDEX must be a positive integer (got '${index}')" ;; esac
+[ "${index}" -le "${replicas}" ] || die "replica ${index} of ${replicas}: scale loadgen to LOADGEN_REPLICAS (--scale loadgen=${replicas})"
+
+script="${1:-/loadgen/smoke.js}"
+[ $# -gt 0 ] && shift
+
+export LOADGEN_INDEX="${index}"
+# k6 writes the summary file but does not create its folder.
+if [ -n "${LOADGEN_SUMMARY_DIR:-}" ]; then mkdir -p "/results/${LOADGEN_SUMMARY_DIR}"; fi
+echo "loadgen: replica ${index}/${replicas}, testid ${TESTID:-adhoc}, target ${TARGET:-unset}, script ${script}"
+exec k6 run --quiet \
+  --execution-segment "$((index - 1))/${replicas}:${index}/${replicas}" \
+  --execution-segment-sequence "$(awk -v n="${replicas}" 'BEGIN { for (i = 0; i <= n; i++) printf "%s%d/%d", (i ? "," : ""), i, n }')" \
+  --tag "testid=${TESTID:-adhoc}" --tag "instance=loadgen-${index}" \
+  -o experimental-prometheus-rw \
+  "$@" "${script}"

@@ -1,0 +1,103 @@
+# shellcheck shell=bash
+# Helpers shared by the lab's scripts (sourced, not run). Needs only bash and
+# Docker with Compose v2 on the host: anything heavier runs in a lab container.
+
+LAB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+readonly LAB_ROOT
+# Files the load generators write (k6 summaries) belong to the user, not root.
+LAB_UID="${LAB_UID:-$(id -u)}"
+LAB_GID="${LAB_GID:-$(id -g)}"
+export LAB_UID LAB_GID
+
+die() { echo "${PROG:-lab}: $*" >&2; exit 1; }
+log() { printf '[%s %s] %s\n' "${PROG:-lab}" "$(date +%H:%M:%S)" "$*"; }
+
+# compose ARGS...: docker compose on the lab's compose.yaml.
+compose() { docker compose --project-directory "${LAB_ROOT}" "$@"; }
+cd "${LAB_ROOT}" || exit 1
+
+# require_docker: one clear line if Docker or Compose v2 is missing.
+require_docker() {
+  command -v docker >/dev/null 2>&1 \
+    || die "docker not found: install Docker (with Compose v2) first"
+  docker info >/dev/null 2>&1 \
+    || die "cannot reach the Docker engine: start Docker (or dockerd) and retry"
+  docker compose version >/dev/null 2>&1 \
+    || die "Docker Compose v2 not found ('docker compose'): install the compose plugin"
+}
+
+# env_value NAME: NAME as compose sees it (environment, then the env files,
+# the last file winning). Scripts run from LAB_ROOT, as compose resolves
+# COMPOSE_ENV_FILES from the working directory.
+env_value() {
+  if [[ -n "${!1:-}" ]]; then echo "${!1}"; return; fi
+  local files file value last=""
+  IFS=',' read -r -a files <<<"${COMPOSE_ENV_FILES:-.env}"
+  for file in "${files[@]}"; do
+    [[ -f "${file}" ]] || continue
+    value=$(sed -n "s/^$1=//p" "${file}" | tail -n 1)
+    if [[ -n "${value}" ]]; then last="${value}"; fi
+  done
+  echo "${last}"
+}
+
+# haproxy_cli COMMAND: run a command on HAProxy's runtime API (the
+# loopback-only TCP socket inside the container; the image has bash, no socat).
+haproxy_cli() {
+  # shellcheck disable=SC2016 # expanded by the container's bash
+  compose exec -T haproxy bash -c \
+    'exec 3<>/dev/tcp/127.0.0.1/9999 && printf "%s\n" "$1" >&3 && cat <&3' _ "$1"
+}
+
+# haproxy_servers BACKEND: "name status address" per server, from "show stat".
+haproxy_servers() {
+  haproxy_cli "show stat" | awk -F, -v be="$1" '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $1 == be && $2 != "BACKEND" && $2 != "FRONTEND" {
+      print $2, $col["status"], ($col["addr"] == "" ? "-" : $col["addr"])
+    }'
+}
+
+# http_get URL_PATH [HOST PORT]: status line, headers and body of a GET
+# through plain bash (/dev/tcp, HTTP/1.0), from the host.
+http_get() {
+  local path="$1" host="${2:-127.0.0.1}" port="${3:-$(env_value HAPROXY_HTTP_PORT)}"
+  exec 4<>"/dev/tcp/${host}/${port:-8080}" || return 1
+  printf 'GET %s HTTP/1.0\r\nHost: %s\r\n\r\n' "${path}" "${host}" >&4
+  cat <&4
+  exec 4<&-
+}
+
+# urlencode STRING
+urlencode() {
+  local s="$1" out="" c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c="${s:i:1}"
+    case "${c}" in
+      [a-zA-Z0-9.~_-]) out+="${c}" ;;
+      *) out+=$(printf '%%%02X' "'${c}") ;;
+    esac
+  done
+  echo "${out}"
+}
+
+# prom_query PROMQL: the first value of an instant query ("" when no data),
+# asked from inside the Prometheus container (its image has wget).
+prom_query() {
+  compose exec -T prometheus wget -q -O - \
+    "http://127.0.0.1:9090/api/v1/query?query=$(urlencode "$1")" \
+    | sed -n 's/.*"value":\[[^,]*,"\([^"]*\)"\].*/\1/p'
+}
+
+# wait_for SECONDS DESCRIPTION COMMAND...: retry COMMAND once a second.
+wait_for() {
+  local timeout="$1" what="$2" start=${SECONDS}
+  shift 2
+  until "$@"; do
+    if ((SECONDS - start >= timeout)); then
+      echo "timed out after ${timeout}s waiting for ${what}" >&2
+      return 1
+    fi
+    sleep 1
+  done
+}

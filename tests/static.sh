@@ -1,0 +1,60 @@
+# shellcheck shell=bash
+# Static checks: configs, scripts and dashboards, each checked by the real
+# tool in a lab image (nothing is installed on the host).
+
+test_static_compose_config_every_profile() {
+  local profile
+  compose config -q
+  for profile in load exporter '*'; do
+    compose --profile "${profile}" config -q || fail "compose config with --profile ${profile}"
+  done
+  COMPOSE_ENV_FILES=.env,offline.env compose --profile '*' config -q
+}
+
+test_static_compose_rules() {
+  # Grafana is in the default set; every profile is included here.
+  compose --profile '*' config --format json \
+    | in_image NODE_IMAGE node tests/lib/compose-rules.mjs
+}
+
+test_static_default_images_are_official_and_pinned() {
+  local images image
+  images=$(COMPOSE_ENV_FILES=.env compose --profile '*' config --images)
+  [[ -n "${images}" ]] || fail "no images listed"
+  while read -r image; do
+    [[ "${image}" != haproxy-lab/* ]] || fail "default env names a stand-in image: ${image}"
+    assert_match '^[a-z0-9./-]+:v?[0-9]+(\.[0-9]+)+(-[a-z]+)?$' "${image}" "image pinned to a version"
+  done <<<"${images}"
+  echo "${images}"
+}
+
+test_static_haproxy_configs_valid() {
+  local cfg n=0
+  for cfg in haproxy/*.cfg; do
+    # -dW: warnings are errors, so a config that "works" with warnings fails.
+    in_image HAPROXY_IMAGE haproxy -dW -c -f "/lab/${cfg}" || fail "haproxy -c ${cfg}"
+    n=$((n + 1))
+  done
+  assert_ge 1 "${n}" "HAProxy configs checked"
+}
+
+test_static_prometheus_config_valid() {
+  docker run --rm --network none -v "${LAB_ROOT}/prometheus:/etc/prometheus:ro" \
+    --entrypoint promtool "$(env_value PROMETHEUS_IMAGE)" check config /etc/prometheus/prometheus.yml
+}
+
+test_static_shellcheck() {
+  local files
+  mapfile -t files < <(cd "${LAB_ROOT}" && { git ls-files -co --exclude-standard 2>/dev/null || find . -type f; } \
+    | grep -E '(\.sh$|^\.ci/run$)' | sort -u)
+  assert_ge 5 "${#files[@]}" "shell scripts found"
+  in_image SHELLCHECK_IMAGE -x -P SCRIPTDIR:/lab "${files[@]}"
+  echo "shellcheck: ${#files[@]} files clean"
+}
+
+test_static_dashboards_valid_json() {
+  local files
+  mapfile -t files < <(cd "${LAB_ROOT}" && ls grafana/dashboards/*.json)
+  assert_ge 1 "${#files[@]}" "dashboards found"
+  in_image NODE_IMAGE node tests/lib/dashboards.mjs "${files[@]}"
+}

@@ -1,0 +1,47 @@
+# shellcheck shell=bash
+# Unit tests, each in the lab image that runs the code: the backend with
+# node:test, the load generator's entrypoint and shared k6 module with k6.
+
+test_unit_backend_node_test() {
+  in_image NODE_IMAGE node --test 'backend/test/**/*.test.mjs'
+}
+
+# loadgen ENV=VALUE...: run loadgen/run.sh smoke.js in the k6 image, offline
+# (no network: requests fail at once), summaries into $summaries. 3 s, as
+# k6 samples the vus_max gauge once a second.
+loadgen() {
+  local args=() kv
+  for kv in "$@"; do args+=(-e "${kv}"); done
+  docker run --rm --network none --user "${LAB_UID}:${LAB_GID}" \
+    -v "${LAB_ROOT}/loadgen:/loadgen:ro" -v "${summaries}:/results" \
+    -e TARGET=http://127.0.0.1:9 -e DURATION=3s "${args[@]}" \
+    --entrypoint /bin/sh "$(env_value K6_IMAGE)" /loadgen/run.sh /loadgen/smoke.js
+}
+
+# vus_max FILE: the most VUs a replica ran, from its k6 summary.
+vus_max() {
+  in_image NODE_IMAGE node -e \
+    'console.log(JSON.parse(require("fs").readFileSync(0)).metrics.vus_max.values.value)' <"$1"
+}
+
+test_unit_loadgen_replicas_split_one_test() {
+  summaries=$(mktemp -d)
+  loadgen LOADGEN_REPLICAS=3 LOADGEN_INDEX=1 VUS=7 LOADGEN_SUMMARY_DIR=t >/dev/null 2>&1
+  loadgen LOADGEN_REPLICAS=3 LOADGEN_INDEX=2 VUS=7 LOADGEN_SUMMARY_DIR=t >/dev/null 2>&1
+  loadgen LOADGEN_REPLICAS=3 LOADGEN_INDEX=3 VUS=7 LOADGEN_SUMMARY_DIR=t >/dev/null 2>&1
+  local a b c
+  a=$(vus_max "${summaries}/t/loadgen-1.json")
+  b=$(vus_max "${summaries}/t/loadgen-2.json")
+  c=$(vus_max "${summaries}/t/loadgen-3.json")
+  echo "VUs per replica: ${a} ${b} ${c}"
+  assert_eq 7 $((a + b + c)) "VUs of the three replicas together"
+  rm -rf "${summaries}"
+}
+
+test_unit_loadgen_bad_input_is_one_clear_error() {
+  summaries=$(mktemp -d)
+  assert_fails_with 'VUS must be a positive integer \(got \\?"abc\\?"\)' loadgen VUS=abc
+  assert_fails_with "LOADGEN_REPLICAS must be a positive integer \(got 'x'\)" loadgen LOADGEN_REPLICAS=x
+  assert_fails_with 'replica 3 of 2: scale loadgen to LOADGEN_REPLICAS' loadgen LOADGEN_REPLICAS=2 LOADGEN_INDEX=3
+  rm -rf "${summaries}"
+}
