@@ -95,7 +95,8 @@ main() {
   build_image PROMETHEUS_IMAGE prometheus.Dockerfile
   build_image HAPROXY_EXPORTER_IMAGE haproxy-exporter.Dockerfile
   build_image SHELLCHECK_IMAGE shellcheck.Dockerfile
-  log "K6_IMAGE: compiling k6 from its Go module takes several minutes the first time"
+  docker image inspect "$(image_ref K6_IMAGE)" >/dev/null 2>&1 \
+    || log "K6_IMAGE: compiling k6 from its Go module takes several minutes"
   build_image K6_IMAGE k6.Dockerfile
   log "done in $((SECONDS - start)) s; use: export COMPOSE_ENV_FILES=.env,offline.env"
   docker image ls --format '{{.Repository}}:{{.Tag}}\t{{.Size}}' | grep '^haproxy-lab/' | sort
