@@ -25,7 +25,7 @@ fi
 case "${index}" in ''|*[!0-9]*|0) die "LOADGEN_INDEX must be a positive integer (got '${index}')" ;; esac
 [ "${index}" -le "${replicas}" ] || die "replica ${index} of ${replicas}: scale loadgen to LOADGEN_REPLICAS (--scale loadgen=${replicas})"
 
-script="${1:-/loadgen/smoke.js}"
+script="${1:-/loadgen/closed.js}"
 [ $# -gt 0 ] && shift
 
 export LOADGEN_INDEX="${index}"

@@ -134,3 +134,88 @@ test_e2e_07_scale_back_to_1_haproxy_drops_the_others() {
   wait_for 30 "1 server UP in be_slow" servers_up be_slow 1
   haproxy_servers be_slow | grep -c MAINT | xargs test 9 -eq || fail "9 free slots in MAINT expected"
 }
+
+# --- scripts/scenario.sh on the real stack -----------------------------------
+
+# newest_run SCENARIO: the newest results folder of SCENARIO (relative path).
+newest_run() { (cd "${LAB_ROOT}" && ls -d "results/$1"/*/ 2>/dev/null | sort | tail -n 1 | sed 's#/$##'); }
+
+# summary_field RUN JS_EXPR: evaluate JS_EXPR on RUN/summary.json (as "s").
+summary_field() {
+  in_image NODE_IMAGE node -e "const s = JSON.parse(require('fs').readFileSync('$1/summary.json')); console.log($2)"
+}
+
+assert_run_files() { # RUN
+  local f
+  for f in plan.json summary.csv summary.json report.md chart.svg; do
+    [[ -s "${LAB_ROOT}/$1/${f}" ]] || fail "$1/${f} missing"
+  done
+  compgen -G "${LAB_ROOT}/$1/steps/*/loadgen-1.json" >/dev/null || fail "$1: no k6 summaries"
+  compgen -G "${LAB_ROOT}/$1/configs/*.cfg" >/dev/null || fail "$1: no rendered configs"
+  grep -q '^global' "$(compgen -G "${LAB_ROOT}/$1/configs/*.cfg" | head -n 1)" || fail "$1: config is not HAProxy's"
+}
+
+# The lab is back where it was: baseline config, no load generator, 1 + 1 backends.
+assert_lab_restored() {
+  assert_eq baseline "$(haproxy_cli "show info" | sed -n 's/^description: //p')" "HAProxy config after the scenario"
+  assert_eq "" "$(compose --profile load ps -q loadgen)" "load generators left"
+  assert_eq "backend-fast=1,backend-slow=1" \
+    "$(compose ps --format '{{.Service}}' | grep '^backend-' | sort | uniq -c | awk '{ printf "%s%s=%s", (NR > 1 ? "," : ""), $2, $1 }')" \
+    "backend scale after the scenario"
+}
+
+test_e2e_08_maxconn_sweep_reproduces_the_article() {
+  local run
+  e2e_up --scale backend-slow=1
+  scripts/scenario.sh maxconn-sweep
+  run=$(newest_run maxconn-sweep)
+  assert_run_files "${run}"
+  cat "${LAB_ROOT}/${run}/summary.csv"
+  # successful hits within 3% of 180/360/540/720/900; failures on every step
+  # where maxconn < 100 clients and none on the last.
+  assert_eq "true" "$(summary_field "${run}" 's.ok && s.rows.length === 5 && s.rows.every((r) => Math.abs(r.measured.successful - r.published.successful) <= 0.03 * r.published.successful)')" \
+    "successful hits within 3% of the article"
+  assert_eq "true,true,true,true,false" "$(summary_field "${run}" 's.rows.map((r) => r.measured.failed > 0).join()')" \
+    "failures exactly where maxconn < clients"
+  grep -q "maxconn needed = clients × service time" "${LAB_ROOT}/${run}/report.md" || fail "no Little's law reading"
+  assert_lab_restored
+}
+
+test_e2e_09_quick_fullconn_tuning_throughput_complete() {
+  local scenario run
+  for scenario in fullconn tuning throughput; do
+    scripts/scenario.sh "${scenario}" --quick
+    run=$(newest_run "${scenario}")
+    assert_run_files "${run}"
+    assert_eq "null" "$(summary_field "${run}" 's.incomplete')" "${scenario} incomplete flag"
+    assert_eq "0" "$(summary_field "${run}" 's.rows.filter((r) => !r.measured).length')" "${scenario} steps without data"
+    assert_lab_restored
+  done
+}
+
+second_step_started() { # OLD_RUN
+  local run
+  run=$(newest_run maxconn-sweep)
+  [[ -n "${run}" && "${run}" != "$1" ]] && compgen -G "${LAB_ROOT}/${run}/steps/02-*" >/dev/null
+}
+
+# Ctrl-C in the middle of a step: baseline config back, no load generator,
+# partial results kept and marked incomplete, exit 130.
+test_e2e_10_interrupt_restores_the_lab_and_keeps_partial_results() {
+  local pid rc=0 run before
+  before=$(newest_run maxconn-sweep)
+  set -m # a background job with its own process group receives SIGINT like a terminal's Ctrl-C
+  scripts/scenario.sh maxconn-sweep --quick &
+  pid=$!
+  wait_for 120 "step 2 of a new run to start" second_step_started "${before}"
+  sleep 4
+  kill -INT "${pid}"
+  wait "${pid}" || rc=$?
+  set +m
+  assert_eq 130 "${rc}" "exit code after Ctrl-C"
+  run=$(newest_run maxconn-sweep)
+  [[ -s "${LAB_ROOT}/${run}/INCOMPLETE" ]] || fail "${run}/INCOMPLETE missing"
+  assert_eq "true" "$(summary_field "${run}" 'Boolean(s.incomplete) && s.rows[0].measured !== null')" \
+    "partial summary marked incomplete, first step kept"
+  assert_lab_restored
+}

@@ -6,7 +6,7 @@ test_unit_backend_node_test() {
   in_image NODE_IMAGE node --test 'backend/test/**/*.test.mjs'
 }
 
-# loadgen ENV=VALUE...: run loadgen/run.sh smoke.js in the k6 image, offline
+# loadgen ENV=VALUE...: run loadgen/run.sh closed.js in the k6 image, offline
 # (no network: requests fail at once), summaries into $summaries. 3 s, as
 # k6 samples the vus_max gauge once a second.
 loadgen() {
@@ -15,7 +15,7 @@ loadgen() {
   docker run --rm --network none --user "${LAB_UID}:${LAB_GID}" \
     -v "${LAB_ROOT}/loadgen:/loadgen:ro" -v "${summaries}:/results" \
     -e TARGET=http://127.0.0.1:9 -e DURATION=3s "${args[@]}" \
-    --entrypoint /bin/sh "$(env_value K6_IMAGE)" /loadgen/run.sh /loadgen/smoke.js
+    --entrypoint /bin/sh "$(env_value K6_IMAGE)" /loadgen/run.sh /loadgen/closed.js
 }
 
 # vus_max FILE: the most VUs a replica ran, from its k6 summary.
@@ -44,4 +44,38 @@ test_unit_loadgen_bad_input_is_one_clear_error() {
   assert_fails_with "LOADGEN_REPLICAS must be a positive integer \(got 'x'\)" loadgen LOADGEN_REPLICAS=x
   assert_fails_with 'replica 3 of 2: scale loadgen to LOADGEN_REPLICAS' loadgen LOADGEN_REPLICAS=2 LOADGEN_INDEX=3
   rm -rf "${summaries}"
+}
+
+test_unit_scenario_engine_node_test() {
+  in_image NODE_IMAGE node --test 'scripts/lab/test/**/*.test.mjs'
+}
+
+# The runner's bad input: one line on stderr, non-zero exit, nothing written.
+test_unit_scenario_bad_input_is_one_clear_error() {
+  local before after
+  before=$(find "${LAB_ROOT}/results" -mindepth 1 | wc -l)
+  assert_fails_with '^scenario: unknown scenario "nope": try one of .*maxconn-sweep' scripts/scenario.sh nope
+  assert_fails_with '^scenario: unknown option "--fast"' scripts/scenario.sh maxconn-sweep --fast
+  assert_fails_with '^scenario: --duration needs a whole number from 1 to 3600 \(got "ten"\)$' \
+    scripts/scenario.sh maxconn-sweep --duration ten
+  assert_fails_with '^scenario: --replicas needs a whole number from 1 to 32 \(got "0"\)$' \
+    scripts/scenario.sh maxconn-sweep --replicas 0
+  assert_fails_with "^scenario: the lab is not running \(no haproxy\): start it with 'docker compose up -d --wait'$" \
+    env COMPOSE_PROJECT_NAME=haproxy-lab-absent scripts/scenario.sh maxconn-sweep --quick
+  assert_fails_with '^scenario: cannot reach the Docker engine' \
+    env DOCKER_HOST=unix:///nonexistent.sock scripts/scenario.sh maxconn-sweep
+  after=$(find "${LAB_ROOT}/results" -mindepth 1 | wc -l)
+  assert_eq "${before}" "${after}" "files under results/ after bad input"
+}
+
+test_unit_scenario_list_and_help() {
+  local out
+  out=$(scripts/scenario.sh list)
+  echo "${out}"
+  for name in maxconn-sweep fullconn tuning throughput; do
+    grep -q "^  ${name} " <<<"${out}" || fail "list lacks ${name}"
+  done
+  out=$(scripts/scenario.sh maxconn-sweep --help)
+  grep -q '^  maxconn-100 .*maxconn 100' <<<"${out}" || fail "--help lacks the steps: ${out}"
+  grep -q -- '--quick' <<<"${out}" || fail "--help lacks the options"
 }

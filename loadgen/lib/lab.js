@@ -40,6 +40,18 @@ export function constantArrivalRate(rate, duration, preAllocatedVUs, maxVUs) {
   };
 }
 
+// loadOptions SCENARIOS: the k6 options every lab script shares.
+export function loadOptions(scenarios) {
+  return {
+    scenarios,
+    // KEEPALIVE=false: a new TCP connection per request (ab without -k).
+    noConnectionReuse: env('KEEPALIVE', 'true') === 'false',
+    discardResponseBodies: true,
+    // The latency percentiles the runner's tables show.
+    summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'max'],
+  };
+}
+
 export function get(path, params) {
   return http.get(`${target}${path}`, params);
 }

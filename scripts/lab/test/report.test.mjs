@@ -1,0 +1,389 @@
+// Tests of report.mjs on results directories built in a temp dir.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildReport, formatTable, formatValue, readRun, toCSV, toMarkdown, writeOutputs } from '../report.mjs';
+
+const fixtures = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
+const tmpDirs = [];
+after(() => tmpDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+// A k6 handleSummary "data" object with the fields report.mjs reads.
+function k6({ count, failed = 0, ms = 30000, med = 100, p95 = 200, p99 = 300 }) {
+  return {
+    metrics: {
+      http_reqs: { type: 'counter', values: { count, rate: count / (ms / 1000) } },
+      http_req_failed: { type: 'rate', values: { passes: failed, fails: count - failed, rate: failed / count } },
+      http_req_duration: { type: 'trend', values: { avg: med, min: 1, med, 'p(90)': p95, 'p(95)': p95, 'p(99)': p99, max: p99 } },
+    },
+    state: { isStdOutTTY: false, testRunDurationMs: ms },
+  };
+}
+
+// A load of COUNT requests over 10 s with FAILED failures: hits/sec = (count - failed) / 10.
+const load = (count, failed = 0) => ({ 'loadgen-1.json': k6({ count, failed, ms: 10000 }) });
+
+function step(id, extra = {}) {
+  const run = extra.run ?? 1;
+  return {
+    index: 1, dir: `steps/${id}-${run}`, id, run, label: id, x: id,
+    config: `configs/${id}-${run}.cfg`, haproxy: {}, backends: {}, load: {}, ...extra,
+  };
+}
+
+function plan(steps, extra = {}) {
+  return {
+    scenario: 'test-scenario', description: 'a test', source: { title: 'An article', author: 'A. Author', year: 2016, seed: 'seed.txt' },
+    notes: [], x: { name: 'n', label: 'the x' }, columns: ['successful', 'failed', 'hits_per_sec'],
+    ratio_to: null, comparisons: [], options: { repeat: 1 }, steps, ...extra,
+  };
+}
+
+// makeRun PLAN {stepDir: {file: text|object}} [top-level files] → a results dir.
+function makeRun(p, stepFiles = {}, top = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-report-'));
+  tmpDirs.push(dir);
+  const write = (file, content) => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  };
+  write(path.join(dir, 'plan.json'), p);
+  for (const [stepDir, files] of Object.entries(stepFiles)) {
+    for (const [name, content] of Object.entries(files)) write(path.join(dir, stepDir, name), content);
+  }
+  for (const [name, content] of Object.entries(top)) write(path.join(dir, name), content);
+  return dir;
+}
+
+const report = (p, files, top) => buildReport(readRun(makeRun(p, files, top)));
+
+describe('readRun: metrics from the step files', () => {
+  const stat = fs.readFileSync(path.join(fixtures, 'haproxy-stat.csv'), 'utf8');
+  const netBefore = 'TcpExt: SyncookiesSent ListenOverflows ListenDrops\nTcpExt: 0 5 5\nIpExt: InNoRoutes InOctets\nIpExt: 0 100\n';
+  const netAfter = 'TcpExt: SyncookiesSent ListenOverflows ListenDrops\nTcpExt: 0 17 17\nIpExt: InNoRoutes InOctets\nIpExt: 0 900\n';
+
+  test('two load-generator replicas are merged', () => {
+    const p = plan([step('a')]);
+    const run = readRun(makeRun(p, {
+      'steps/a-1': {
+        'loadgen-1.json': k6({ count: 300, failed: 40, ms: 30000, med: 100, p95: 500, p99: 900 }),
+        'loadgen-2.json': k6({ count: 280, failed: 60, ms: 30010, med: 120, p95: 400, p99: 1000 }),
+        'haproxy-info.txt': 'Name: HAProxy\nMaxconn: 20\nMaxconnReached: 28\nCurrConns: 0\ndescription: test-scenario/a\n',
+        'haproxy-stat.csv': stat,
+        'netstat-before.txt': netBefore,
+        'netstat-after.txt': netAfter,
+        'cpu.txt': 'haproxy-lab-haproxy-1 95.3% 40.1MiB\nhaproxy-lab-backend-slow-1 3.5% 20MiB\n',
+        'step.json': { started_at: '2024-01-01T00:00:00Z', ended_at: '2024-01-01T00:00:31Z', completed: true, exit_codes: [0, 0] },
+      },
+    }));
+    const m = run.steps[0].measured;
+    assert.equal(m.requests, 580);
+    assert.equal(m.failed, 100);
+    assert.equal(m.successful, 480);
+    assert.equal(m.seconds, 30.01);
+    assert.equal(m.hits_per_sec, 480 / 30.01);
+    assert.deepEqual([m.p50_ms, m.p95_ms, m.p99_ms], [120, 500, 1000]);
+    assert.equal(m.max_sessions, 20);
+    assert.equal(m.max_queue, 80 + 3); // be_slow + be_fast, not the stats backend
+    assert.equal(m.errors, 2 + 1 + 4 + 0 + 1 + 7); // fe_main ereq + every BACKEND econ + eresp
+    assert.equal(m.maxconn_reached, 28);
+    assert.equal(m.listen_overflows, 12);
+    assert.deepEqual(m.cpu, { 'haproxy-lab-haproxy-1': 95.3, 'haproxy-lab-backend-slow-1': 3.5 });
+    assert.deepEqual(run.steps[0].files.loadgen, ['loadgen-1.json', 'loadgen-2.json']);
+    assert.equal(run.steps[0].files.step.completed, true);
+    assert.equal(run.incomplete, null);
+  });
+
+  test('absent k6 metrics count as 0 and HAProxy files are optional', () => {
+    const empty = { metrics: { http_reqs: { values: { count: 0 } } }, state: { testRunDurationMs: 0 } };
+    const run = readRun(makeRun(plan([step('a')]), { 'steps/a-1': { 'loadgen-1.json': empty } }));
+    const m = run.steps[0].measured;
+    assert.equal(m.requests, 0);
+    assert.equal(m.failed, 0);
+    assert.equal(m.hits_per_sec, 0);
+    assert.equal(m.p95_ms, 0);
+    for (const k of ['max_sessions', 'max_queue', 'errors', 'maxconn_reached', 'listen_overflows', 'cpu']) {
+      assert.equal(m[k], null, k);
+    }
+  });
+
+  test('a half-written summary is ignored, not fatal', () => {
+    const run = readRun(makeRun(plan([step('a')]), { 'steps/a-1': { 'loadgen-1.json': k6({ count: 10 }), 'loadgen-2.json': '{"metr' } }));
+    assert.equal(run.steps[0].measured.requests, 10);
+    assert.deepEqual(run.steps[0].files.unreadable, ['loadgen-2.json']);
+  });
+});
+
+describe('buildReport', () => {
+  test('three repeated runs are aggregated into one row', () => {
+    const steps = [1, 2, 3].map((run) => step('a', { run }));
+    const r = report(plan(steps), {
+      'steps/a-1': load(100), 'steps/a-2': load(130), 'steps/a-3': load(160),
+    });
+    assert.equal(r.rows.length, 1);
+    const row = r.rows[0];
+    assert.equal(row.runs, 3);
+    assert.equal(row.measured.requests, 130);
+    assert.equal(row.min.hits_per_sec, 10);
+    assert.equal(row.max.hits_per_sec, 16);
+    assert.equal(row.measured.hits_per_sec, 13);
+    assert.equal(row.per_run.length, 3);
+  });
+
+  test('±N%: pass within, FAIL outside, FAIL without a published value', () => {
+    const r = report(plan([
+      step('near', { published: { successful: 100 }, expect: { successful: '±3%' } }),
+      step('far', { published: { successful: 100 }, expect: { successful: '±3%' } }),
+      step('nopub', { expect: { successful: '±3%' } }),
+    ]), { 'steps/near-1': load(102), 'steps/far-1': load(110), 'steps/nopub-1': load(100) });
+    const [near, far, nopub] = r.rows;
+    assert.equal(near.verdict, 'pass');
+    assert.equal(near.verdicts.successful.ok, true);
+    assert.match(far.verdict, /^FAIL \(successful 110 vs published 100 \(\+10\.0%, allowed ±3%\)\)$/);
+    assert.equal(nopub.verdict, 'FAIL (successful no published value)');
+    assert.equal(r.ok, false);
+  });
+
+  test('>0, ==0, >=N, <=N, >N, <N compare the measured value', () => {
+    const r = report(plan([
+      step('a', { expect: { failed: '>0', errors: '==0', requests: '>=100', successful: '<=100', hits_per_sec: '>5', seconds: '<11' } }),
+      step('b', { expect: { failed: '>0' } }),
+      step('c', { expect: { failed: '==0' } }),
+    ]), { 'steps/a-1': load(100, 1), 'steps/b-1': load(100, 0), 'steps/c-1': load(100, 3) });
+    const [a, b, c] = r.rows;
+    assert.equal(a.verdicts.errors.text, 'not measured'); // no stat file
+    assert.deepEqual(Object.entries(a.verdicts).filter(([, v]) => !v.ok).map(([m]) => m), ['errors']);
+    assert.equal(b.verdict, 'FAIL (failed 0, expected > 0)');
+    assert.equal(c.verdict, 'FAIL (failed 3, expected == 0)');
+  });
+
+  test('>step:ID and <step:ID compare with another step (aggregated)', () => {
+    const steps = [
+      step('base', { run: 1 }), step('base', { run: 2 }),
+      step('up', { expect: { hits_per_sec: '>step:base' } }),
+      step('down', { expect: { hits_per_sec: '<step:base' } }),
+      step('wrong', { expect: { hits_per_sec: '>step:up' } }),
+    ];
+    const r = report(plan(steps), {
+      'steps/base-1': load(100), 'steps/base-2': load(200), 'steps/up-1': load(160),
+      'steps/down-1': load(140), 'steps/wrong-1': load(150),
+    });
+    const v = Object.fromEntries(r.rows.map((row) => [row.id, row.verdict]));
+    assert.equal(v.up, 'pass'); // 16 > mean(10, 20) = 15
+    assert.equal(v.down, 'pass');
+    assert.equal(v.wrong, 'FAIL (hits_per_sec 15.0, expected > up (16.0))');
+  });
+
+  test('~ makes a verdict informational: as article / unlike article, never a failure', () => {
+    const r = report(plan([
+      step('base'),
+      step('as', { expect: { hits_per_sec: '~>step:base' } }),
+      step('unlike', { expect: { hits_per_sec: '~<step:base', failed: '==0' } }),
+      step('tol', { published: { successful: 50 }, expect: { successful: '~±3%' } }),
+    ]), { 'steps/base-1': load(100), 'steps/as-1': load(200), 'steps/unlike-1': load(200), 'steps/tol-1': load(100) });
+    const v = Object.fromEntries(r.rows.map((row) => [row.id, row.verdict]));
+    assert.equal(v.base, 'no checks');
+    assert.equal(v.as, 'info: hits_per_sec as article');
+    assert.equal(v.unlike, 'pass; info: hits_per_sec unlike article');
+    assert.equal(v.tol, 'info: successful unlike article');
+    assert.equal(r.rows[1].verdicts.hits_per_sec.info, true);
+    assert.equal(r.ok, true);
+  });
+
+  test('an unknown expression throws, naming the step and the expression', () => {
+    const run = readRun(makeRun(plan([step('a', { expect: { failed: 'lots' } })])));
+    assert.throws(() => buildReport(run), /step "a".*"lots"/);
+    const ref = readRun(makeRun(plan([step('a', { expect: { failed: '>step:nope' } })])));
+    assert.throws(() => buildReport(ref), /no step "nope"/);
+    const metric = readRun(makeRun(plan([step('a', { expect: { speed: '>0' } })])));
+    assert.throws(() => buildReport(metric), /unknown metric/);
+  });
+
+  test('ratio_to: measured and published ratios to the reference step', () => {
+    const p = plan([
+      step('one', { published: { hits_per_sec: 1000 } }),
+      step('two', { published: { hits_per_sec: 1800 }, expect: { ratio: '±10%' } }),
+      step('three'),
+    ], { ratio_to: 'one', columns: ['hits_per_sec', 'ratio'] });
+    const r = report(p, { 'steps/one-1': load(10000), 'steps/two-1': load(19000) });
+    const [one, two, three] = r.rows;
+    assert.equal(one.measured.ratio, 1);
+    assert.equal(two.measured.ratio, 1.9);
+    assert.equal(two.published.ratio, 1.8);
+    assert.equal(two.verdict, 'pass');
+    assert.equal(three.measured, null);
+    assert.equal(three.verdict, 'not run');
+    const table = formatTable(r);
+    assert.match(table, /ratio to one/);
+    assert.match(table, /1\.80×\s+1\.90×/);
+    assert.match(table, /1\.00×\s+1\.00×/);
+  });
+
+  test('comparisons: larger than noise, within noise, one run each', () => {
+    const steps = [
+      ...[1, 2, 3].map((run) => step('a', { run })),
+      ...[1, 2, 3].map((run) => step('b', { run })),
+      ...[1, 2].map((run) => step('c', { run })),
+      step('d'), step('e'),
+    ];
+    const p = plan(steps, {
+      comparisons: [
+        { a: 'a', b: 'b', metric: 'hits_per_sec', article: 'b twice as fast' },
+        { a: 'a', b: 'c', metric: 'hits_per_sec', article: 'no difference' },
+        { a: 'd', b: 'e' },
+      ],
+    });
+    const r = report(p, {
+      'steps/a-1': load(100), 'steps/a-2': load(110), 'steps/a-3': load(120), // 11 ±1
+      'steps/b-1': load(200), 'steps/b-2': load(220), 'steps/b-3': load(240), // 22 ±2
+      'steps/c-1': load(105), 'steps/c-2': load(135), // 12 ±1.5
+      'steps/d-1': load(100), 'steps/e-1': load(300),
+    });
+    const [ab, ac, de] = r.comparisons;
+    assert.equal(ab.meanA, 11);
+    assert.equal(ab.meanB, 22);
+    assert.equal(ab.spreadA, 1);
+    assert.equal(ab.spreadB, 2);
+    assert.equal(ab.diffPct, 100);
+    assert.equal(ab.larger_than_noise, true);
+    assert.match(ab.text, /11\.0 ±1\.0 \(3 runs\) vs 22\.0 ±2\.0 \(3 runs\) → b \+100\.0%, larger than the noise; article: b twice as fast/);
+    assert.equal(ac.larger_than_noise, false);
+    assert.match(ac.text, /within the noise/);
+    assert.equal(de.larger_than_noise, null);
+    assert.equal(de.metric, 'hits_per_sec');
+    assert.match(de.text, /one run each: cannot tell noise/);
+    assert.ok(formatTable(r).includes(ab.text));
+  });
+
+  test('missing files, INCOMPLETE marker and steps not run', () => {
+    const p = plan([
+      step('ran', { published: { successful: 100 }, expect: { successful: '±3%' } }),
+      step('half', { expect: { failed: '>0' } }), // directory with step.json only
+      step('never', { expect: { failed: '>0' } }), // no directory at all
+    ]);
+    const dir = makeRun(p, {
+      'steps/ran-1': load(100),
+      'steps/half-1': { 'step.json': { started_at: 'x', completed: false } },
+    }, { INCOMPLETE: 'interrupted by SIGINT at step 2\n' });
+    const r = buildReport(readRun(dir));
+    assert.equal(r.incomplete, 'interrupted by SIGINT at step 2');
+    assert.deepEqual(r.rows.map((row) => row.verdict), ['pass', 'not run', 'not run']);
+    assert.equal(r.ok, true); // not-run steps do not fail
+    const table = formatTable(r);
+    assert.match(table, /\(INCOMPLETE\)/);
+    assert.match(table, /INCOMPLETE: interrupted by SIGINT at step 2$/);
+    assert.match(table, /never\s+-\s+-\s+-\s+-\s+-\s+-\s+not run/);
+    assert.match(toMarkdown(r).split('\n')[0], /^# test-scenario — a test \(INCOMPLETE\)$/);
+  });
+});
+
+describe('formatting', () => {
+  const sample = () => report(plan([
+    step('m20', { label: 'maxconn 20', x: 20, published: { successful: 180, failed: 86, hits_per_sec: 6 }, expect: { successful: '±3%' } }),
+    step('m100', { label: 'maxconn 100', x: 100, published: { hits_per_sec: 33 } }),
+  ], { notes: ['Little\'s law: 100 clients × 3 s = 33 hits/sec'] }), {
+    'steps/m20-1': { 'loadgen-1.json': k6({ count: 580, failed: 399, ms: 30000 }) },
+    'steps/m100-1': { 'loadgen-1.json': k6({ count: 1000, failed: 0, ms: 30000 }) },
+  });
+
+  test('formatValue: counts, rates, ratios', () => {
+    assert.equal(formatValue('successful', 180.4), '180');
+    assert.equal(formatValue('hits_per_sec', 6), '6.0');
+    assert.equal(formatValue('hits_per_sec', 0.524), '0.52');
+    assert.equal(formatValue('hits_per_sec', 33.333), '33.3');
+    assert.equal(formatValue('ratio', 1.5), '1.50×');
+    assert.equal(formatValue('failed', null), '-');
+  });
+
+  test('formatTable shows published and measured, numbers right-aligned', () => {
+    const table = formatTable(sample());
+    const lines = table.split('\n');
+    assert.match(lines[0], /^test-scenario — a test$/);
+    assert.match(table, /published\s+measured/);
+    const m20 = lines.find((l) => l.startsWith('maxconn 20'));
+    assert.match(m20, /^maxconn 20\s+180\s+181\s+86\s+399\s+6\.0\s+6\.0\s+pass$/);
+    const m100 = lines.find((l) => l.startsWith('maxconn 100'));
+    assert.match(m100, /^maxconn 100\s+-\s+1000\s+-\s+0\s+33\.0\s+33\.3\s+no checks$/);
+    // Right-aligned: the measured hits/sec of both rows end in the same column.
+    assert.equal(m20.indexOf('6.0  pass') + 3, m100.indexOf('33.3  no') + 4);
+    assert.match(table, /Little's law/);
+    assert.match(table, /result: ok/);
+  });
+
+  test('toCSV: header, every metric once, quoted fields', () => {
+    const r = sample();
+    r.rows[0].label = 'maxconn 20, "small"';
+    const csv = toCSV(r);
+    const [header, first] = csv.split('\n');
+    const cols = header.split(',');
+    assert.deepEqual(cols.slice(0, 6), ['step', 'label', 'x', 'runs', 'successful_published', 'successful_measured']);
+    assert.equal(cols.at(-1), 'verdict');
+    assert.equal(new Set(cols).size, cols.length);
+    for (const m of ['requests', 'p99_ms', 'max_sessions', 'listen_overflows']) assert.ok(cols.includes(`${m}_measured`), m);
+    assert.ok(first.startsWith('m20,"maxconn 20, ""small""",20,1,180,181,86,399,'));
+    const fail = buildReport(readRun(makeRun(plan([step('a', { expect: { failed: '>0' } })]), { 'steps/a-1': load(10) })));
+    assert.match(toCSV(fail), /,"FAIL \(failed 0, expected > 0\)"\n$/);
+  });
+
+  test('toMarkdown: title, source, command, versions, table, notes, details and configs', () => {
+    const cfg = 'global\n    maxconn 20\n';
+    const steps = [1, 2].map((run) => step('m20', { run, label: 'maxconn 20', published: { successful: 180 } }));
+    const r = report(plan(steps, { notes: ['a note'], comparisons: [] }), {
+      'steps/m20-1': { 'loadgen-1.json': k6({ count: 580, failed: 400 }), 'cpu.txt': 'haproxy-lab-haproxy-1 95.3% 40MiB\n', 'haproxy-info.txt': 'MaxconnReached: 28\n' },
+      'steps/m20-2': load(580, 400),
+    });
+    const md = toMarkdown(r, {
+      configs: { 'steps/m20-1': cfg, 'steps/m20-2': cfg },
+      versions: { haproxy: '3.2.4', k6: 'v1.2.0', node: 'v24.1.0' },
+      command: 'scripts/scenario.sh run maxconn-sweep',
+    });
+    assert.match(md, /^# test-scenario — a test\n/);
+    assert.match(md, /Source: An article — A\. Author, 2016 \(seed `seed\.txt`\)/);
+    assert.match(md, /scripts\/scenario\.sh run maxconn-sweep/);
+    assert.match(md, /Versions: HAProxy 3\.2\.4, k6 v1\.2\.0, Node\.js v24\.1\.0/);
+    assert.match(md, /\| step \| successful published \| successful measured \|/);
+    assert.match(md, /\| maxconn 20 \| 180 \| 180 \|/);
+    assert.match(md, /- a note/);
+    assert.match(md, /haproxy-lab-haproxy-1 95\.3%/); // mean over runs where sampled
+    assert.match(md, /maxconn reached 28/);
+    assert.match(md, /```haproxy\nglobal\n {4}maxconn 20\n```/);
+    assert.equal(md.split('maxconn 20\n```').length, 2, 'identical configs of repeated runs shown once');
+  });
+});
+
+describe('writeOutputs', () => {
+  test('writes the four outputs, regenerates them, touches nothing else', () => {
+    const p = plan([step('a', { published: { hits_per_sec: 10 } }), step('b')]);
+    const dir = makeRun(p, { 'steps/a-1': load(100, 5) });
+    fs.mkdirSync(path.join(dir, 'configs'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'configs/a-1.cfg'), 'global\n    maxconn 77\n');
+    const planBefore = fs.readFileSync(path.join(dir, 'plan.json'), 'utf8');
+    const r = buildReport(readRun(dir));
+    assert.deepEqual(writeOutputs(dir, r), ['summary.json', 'summary.csv', 'report.md', 'chart.svg']);
+    assert.deepEqual(writeOutputs(dir, r, { command: 'again' }), ['summary.json', 'summary.csv', 'report.md', 'chart.svg']);
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['chart.svg', 'configs', 'plan.json', 'report.md', 'steps', 'summary.csv', 'summary.json']);
+    assert.equal(fs.readFileSync(path.join(dir, 'plan.json'), 'utf8'), planBefore);
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8')), JSON.parse(JSON.stringify(r)));
+    assert.match(fs.readFileSync(path.join(dir, 'report.md'), 'utf8'), /maxconn 77/); // config read from the plan's path
+    assert.match(fs.readFileSync(path.join(dir, 'summary.csv'), 'utf8'), /^step,label,x,runs,/);
+    const svg = fs.readFileSync(path.join(dir, 'chart.svg'), 'utf8');
+    assert.deepEqual(checkTags(svg), { root: 'svg', ok: true });
+  });
+});
+
+// Tag balance: one root element, every opened tag closed in order.
+function checkTags(xml) {
+  const stack = [];
+  const roots = [];
+  for (const m of xml.replace(/<!--[\s\S]*?-->/g, '').matchAll(/<(\/?)([A-Za-z][\w:-]*)[^>]*?(\/?)>/g)) {
+    const [, close, name, self] = m;
+    if (stack.length === 0 && !close) roots.push(name);
+    if (self) continue;
+    if (close) {
+      if (stack.pop() !== name) return { root: roots[0], ok: false };
+    } else stack.push(name);
+  }
+  return { root: roots.length === 1 ? roots[0] : roots, ok: stack.length === 0 };
+}

@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# Usage: scripts/scenario.sh list
+#        scripts/scenario.sh SCENARIO [--quick] [--duration S] [--replicas N] [--repeat N]
+#        scripts/scenario.sh SCENARIO --help
+#
+# Reruns a published HAProxy experiment on the running lab (docker compose up
+# -d --wait) and prints the measured table beside the published one. For each
+# step: render the HAProxy config, check it (haproxy -c) inside the running
+# container, swap it in with a hitless reload, wait until HAProxy reports it,
+# run the k6 load, collect the client view (k6 summaries) and the server view
+# (show info / show stat, listen overflows, CPU). Results go to
+# results/SCENARIO/<UTC timestamp>/ and are never overwritten. On the end, an
+# error or Ctrl-C, HAProxy goes back to haproxy/haproxy.cfg, load generators
+# stop and backends return to their scale; partial results stay, marked INCOMPLETE.
+# Exit: 0 done and every verdict passed, 3 a verdict failed, 130 interrupted,
+# 1-2 bad input or a broken lab (one line on stderr).
+set -euo pipefail
+
+PROG="scenario"
+# shellcheck source=scripts/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+
+readonly LIVE_CFG=/var/lib/haproxy/live.cfg
+readonly BASELINE_CFG=/usr/local/etc/haproxy/haproxy.cfg
+run_dir=""
+scenario=""
+scenario_args=""
+started_ms=0
+original_scale=""
+touched=0
+interrupted=0
+grafana_ok=1
+
+usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
+
+# labctl ARGS...: scripts/lab/cli.mjs in the lab's node image (the host needs no node).
+labctl() {
+  docker run --rm -i --network none --user "${LAB_UID}:${LAB_GID}" \
+    -v "${LAB_ROOT}:/lab" -w /lab "$(env_value NODE_IMAGE)" node scripts/lab/cli.mjs "$@"
+}
+
+require_stack() {
+  local running service
+  running=$(compose ps --status running --format '{{.Service}}' 2>/dev/null || true)
+  for service in haproxy backend-slow backend-fast prometheus; do
+    grep -qx "${service}" <<<"${running}" \
+      || die "the lab is not running (no ${service}): start it with 'docker compose up -d --wait'"
+  done
+  if grep -qx loadgen <<<"${running}"; then
+    die "a load generator is already running: wait for it or stop it with 'docker compose --profile load rm -sf loadgen'"
+  fi
+}
+
+# info_field NAME: a field of HAProxy's "show info".
+info_field() { haproxy_cli "show info" | sed -n "s/^$1: //p"; }
+
+description_is() { [[ "$(info_field description)" == "$1" ]]; }
+
+# HAProxy holds no client connection for two polls in a row (leftovers of the
+# previous step, e.g. connections that waited in the accept queue, are gone).
+quiet() {
+  [[ "$(info_field CurrConns)" == 0 ]] && sleep 1 && [[ "$(info_field CurrConns)" == 0 ]]
+}
+
+# apply_config FILE DESCRIPTION: check FILE with haproxy -c in the running
+# container, swap it in, reload (USR2: the old worker finishes its
+# connections), wait until the new worker runs it and is quiet.
+apply_config() {
+  # shellcheck disable=SC2016 # expanded by the container's bash
+  compose exec -T haproxy bash -c '
+    cat > /var/lib/haproxy/candidate.cfg &&
+    haproxy -c -q -f /var/lib/haproxy/candidate.cfg &&
+    mv -f /var/lib/haproxy/candidate.cfg "$1"' _ "${LIVE_CFG}" <"$1" \
+    || die "HAProxy rejected $1 (haproxy -c above); the running config is unchanged"
+  touched=1
+  compose kill -s USR2 haproxy >/dev/null 2>&1
+  wait_for 30 "HAProxy to run '$2'" description_is "$2" || die "HAProxy did not load $1"
+  wait_for 60 "HAProxy to drain the previous step's connections" quiet || true
+}
+
+restore_baseline() {
+  compose exec -T haproxy ln -sfn "${BASELINE_CFG}" "${LIVE_CFG}" \
+    && compose kill -s USR2 haproxy >/dev/null 2>&1 \
+    && wait_for 30 "HAProxy back on haproxy/haproxy.cfg" description_is baseline
+}
+
+# scale SVC=N,SVC=N: backend replicas, and HAProxy sees each of them UP.
+scale() {
+  local args=() pairs pair svc n output
+  IFS=',' read -r -a pairs <<<"$1"
+  for pair in "${pairs[@]}"; do
+    [[ -n "${pair}" ]] && args+=(--scale "${pair}")
+  done
+  [[ ${#args[@]} -gt 0 && "$(current_scale)" != "$(sort_pairs "$1")" ]] || return 0
+  if ! output=$(compose up -d --wait --no-recreate "${args[@]}" haproxy backend-slow backend-fast prometheus 2>&1); then
+    tail -n 5 <<<"${output}" >&2
+    die "could not scale the backends to $1 (docker compose output above)"
+  fi
+  for pair in "${pairs[@]}"; do
+    svc="${pair%=*}" n="${pair#*=}"
+    wait_for 30 "${n} ${svc} servers UP in HAProxy" servers_up_count "be_${svc#backend-}" "${n}" \
+      || die "HAProxy does not see ${n} ${svc} replicas UP"
+  done
+}
+
+servers_up_count() { [[ $(haproxy_servers "$1" | grep -c ' UP ') -eq $2 ]]; }
+
+sort_pairs() { tr ',' '\n' <<<"$1" | sort | paste -sd, -; }
+
+current_scale() {
+  compose ps --format '{{.Service}}' | grep '^backend-' | sort | uniq -c | awk '{ printf "%s%s=%s", (NR > 1 ? "," : ""), $2, $1 }'
+}
+
+# annotate TEXT TAGS [TIME_END_MS]: a Grafana annotation (region when
+# TIME_END_MS), posted from the Prometheus container on the lab network.
+annotate() {
+  [[ ${grafana_ok} -eq 1 ]] || return 0
+  local now body
+  now=$(($(date +%s%N) / 1000000))
+  body=$(printf '{"time":%s,%s"tags":[%s],"text":"%s"}' "${4:-${now}}" \
+    "${3:+\"timeEnd\":$3,}" "$2" "${1//\"/\'}")
+  if ! compose exec -T prometheus wget -q -O /dev/null -T 3 --header 'Content-Type: application/json' \
+      --post-data "${body}" http://grafana:3000/api/annotations >/dev/null 2>&1; then
+    grafana_ok=0
+    log "Grafana is not reachable: no dashboard annotations for this run"
+  fi
+}
+
+# hits_so_far: 2xx answers of every backend since the step's reload.
+hits_so_far() {
+  haproxy_cli "show stat" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $2 == "BACKEND" && $1 ~ /^be_/ { n += $c["hrsp_2xx"] } END { print n + 0 }'
+}
+
+# progress STEP SECONDS_LEFT|done HITS: one line rewritten in place on a
+# terminal; in a log (CI), a line every 10 s.
+progress() {
+  local left="$2" text
+  if [[ "${left}" == done ]]; then
+    text=$(printf '  step %-46s done, %s hits' "${1:0:46}" "$3")
+    if [[ -t 1 ]]; then printf '\r%-80s\n' "${text}"; else echo "${text}"; fi
+    return
+  fi
+  ((left > 0)) || left=0
+  text=$(printf '  step %-46s %4ss left, %s hits so far' "${1:0:46}" "${left}" "$3")
+  if [[ -t 1 ]]; then
+    printf '\r%-80s' "${text}"
+  elif ((SECONDS - ${last_progress:-0} >= 10)); then
+    echo "${text}"
+    last_progress=${SECONDS}
+  fi
+}
+
+netstat_of_haproxy() { compose exec -T haproxy cat /proc/net/netstat; }
+
+# run_step: one line of the plan (see scripts/lab/cli.mjs plan).
+run_step() {
+  local index="$1" dir="$2" id="$3" label="$4" config="$5" seconds="$6" replicas="$7"
+  local script="$8" backends="${9#-}" env_words="${10#-}" total="${11}" out start_ms end_ms started hits0
+  out="${run_dir}/${dir}"
+  mkdir -p "${out}"
+  log "step ${index}/${total} ${label}"
+  scale "${backends}"
+  apply_config "${run_dir}/${config}" "${scenario}/${id}"
+  netstat_of_haproxy >"${out}/netstat-before.txt"
+  start_ms=$(($(date +%s%N) / 1000000))
+  annotate "${scenario} step ${index}/${total}: ${label}" "\"haproxy-lab\",\"${scenario}\",\"${id}\""
+  # Answers before the load (the previous step's leftovers) are not this step's.
+  hits0=$(hits_so_far)
+  (
+    # shellcheck disable=SC2086 # one word per K=V, checked by the planner
+    for kv in ${env_words}; do export "${kv?}"; done
+    export TESTID="${scenario}-${run_dir##*/}-${id}" LOADGEN_REPLICAS="${replicas}" \
+      LOADGEN_SUMMARY_DIR="${out#"${LAB_ROOT}/results/"}" LOADGEN_SCRIPT="/loadgen/${script}"
+    compose --profile load up -d --no-deps --scale "loadgen=${replicas}" loadgen >/dev/null 2>&1
+  ) || die "could not start the load generators"
+  started=${SECONDS}
+  while [[ -n "$(compose ps -q --status running loadgen 2>/dev/null)" ]]; do
+    progress "${index}/${total} ${label}" $((seconds - (SECONDS - started))) $(($(hits_so_far) - hits0))
+    # One CPU sample per step, once the load has settled (mid-step, at most 5 s in).
+    if [[ ! -s "${out}/cpu.txt" ]] && ((SECONDS - started >= (seconds < 10 ? seconds / 2 : 5))); then
+      # shellcheck disable=SC2046 # one container id per word
+      docker stats --no-stream --format '{{.Name}} {{.CPUPerc}} {{.MemUsage}}' \
+        $(compose --profile load ps -q) >"${out}/cpu.txt" 2>/dev/null || true
+    fi
+    sleep 2
+  done
+  progress "${index}/${total} ${label}" done $(($(hits_so_far) - hits0))
+  end_ms=$(($(date +%s%N) / 1000000))
+  haproxy_cli "show info" >"${out}/haproxy-info.txt"
+  haproxy_cli "show stat" >"${out}/haproxy-stat.csv"
+  netstat_of_haproxy >"${out}/netstat-after.txt"
+  printf '{"started_at_ms": %s, "ended_at_ms": %s, "completed": true, "exit_codes": [%s]}\n' \
+    "${start_ms}" "${end_ms}" "$(compose ps -a --format '{{.ExitCode}}' loadgen | paste -sd, -)" >"${out}/step.json"
+  compose --profile load rm -sf loadgen >/dev/null 2>&1
+  annotate "${scenario}: ${label}" "\"haproxy-lab\",\"${scenario}\",\"${id}\"" "${end_ms}" "${start_ms}"
+}
+
+versions() {
+  printf 'haproxy=%s;k6=%s;node=%s' \
+    "$(compose exec -T haproxy haproxy -v | sed -n '1s/HAProxy version \([^ ]*\).*/\1/p')" \
+    "$(docker run --rm "$(env_value K6_IMAGE)" version 2>/dev/null | sed -n '1s/^k6 v\{0,1\}\([^ ]*\).*/\1/p')" \
+    "$(compose exec -T backend-slow node --version)"
+}
+
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  [[ -n "${run_dir}" ]] || exit "${rc}"
+  if [[ ${interrupted} -eq 1 ]]; then
+    echo "interrupted by the user (Ctrl-C or SIGTERM)" >"${run_dir}/INCOMPLETE"
+  elif [[ ${rc} -ne 0 && ${rc} -ne 3 ]]; then
+    echo "stopped by an error (exit ${rc})" >"${run_dir}/INCOMPLETE"
+  fi
+  if [[ -f "${run_dir}/INCOMPLETE" ]]; then
+    echo
+    log "stopping: load generators, baseline config, backend scale"
+  fi
+  compose --profile load rm -sf loadgen >/dev/null 2>&1 || true
+  if [[ ${touched} -eq 1 ]]; then
+    restore_baseline || echo "${PROG}: could not put HAProxy back on haproxy/haproxy.cfg: run 'docker compose restart haproxy'" >&2
+    (scale "${original_scale}") || true
+  fi
+  if [[ -f "${run_dir}/INCOMPLETE" ]]; then
+    labctl report "${run_dir#"${LAB_ROOT}/"}" --command "scripts/scenario.sh ${scenario_args}" >/dev/null 2>&1 || true
+    log "partial results kept in ${run_dir#"${LAB_ROOT}/"} (marked INCOMPLETE)"
+    [[ ${interrupted} -eq 1 ]] && rc=130
+  fi
+  exit "${rc}"
+}
+
+main() {
+  case "${1:-}" in
+    ""|-h|--help) usage; exit 0 ;;
+    list) require_docker; labctl list; exit ;;
+  esac
+  scenario="$1"
+  scenario_args="$*"
+  shift
+  require_docker
+  if [[ " $* " == *" --help "* || " $* " == *" -h "* ]]; then labctl describe "${scenario}"; exit; fi
+  labctl plan "${scenario}" --check "$@" || exit 2
+  require_stack
+
+  local base plan_lines line total n=1
+  mkdir -p "${LAB_ROOT}/results/${scenario}"
+  base="${LAB_ROOT}/results/${scenario}/$(date -u +%Y%m%dT%H%M%SZ)"
+  run_dir="${base}"
+  # mkdir without -p fails if the folder exists: results are never overwritten.
+  until mkdir "${run_dir}" 2>/dev/null; do n=$((n + 1)) run_dir="${base}-${n}"; done
+  started_ms=$(($(date +%s%N) / 1000000))
+  trap cleanup EXIT
+  trap 'interrupted=1; exit 130' INT TERM
+  original_scale=$(current_scale)
+  plan_lines=$(labctl plan "${scenario}" --out "results/${scenario}/${run_dir##*/}" "$@")
+  total=$(wc -l <<<"${plan_lines}")
+  log "${scenario}: ${total} steps, results in ${run_dir#"${LAB_ROOT}/"}"
+  while IFS=$'\t' read -r -a line; do
+    run_step "${line[@]}" "${total}" </dev/null
+  done <<<"${plan_lines}"
+
+  trap - INT TERM
+  local rc=0
+  labctl report "${run_dir#"${LAB_ROOT}/"}" --command "scripts/scenario.sh ${scenario_args}" --versions "$(versions)" || rc=$?
+  log "dashboard: http://127.0.0.1:$(env_value GRAFANA_PORT)/d/haproxy-lab?from=${started_ms}&to=$(($(date +%s%N) / 1000000))"
+  log "results: ${run_dir#"${LAB_ROOT}/"}/ (report.md, summary.csv, summary.json, chart.svg)"
+  return "${rc}"
+}
+
+main "$@"
