@@ -136,7 +136,7 @@ hits_so_far() {
 # terminal; in a log (CI), a line every 10 s.
 progress() {
   local left="$2" text
-  if [[ "${left}" == done ]]; then
+  if [[ "${left}" == "done" ]]; then
     text=$(printf '  step %-46s done, %s hits' "${1:0:46}" "$3")
     if [[ -t 1 ]]; then printf '\r%-80s\n' "${text}"; else echo "${text}"; fi
     return
@@ -185,7 +185,7 @@ run_step() {
     fi
     sleep 2
   done
-  progress "${index}/${total} ${label}" done $(($(hits_so_far) - hits0))
+  progress "${index}/${total} ${label}" "done" $(($(hits_so_far) - hits0))
   end_ms=$(($(date +%s%N) / 1000000))
   haproxy_cli "show info" >"${out}/haproxy-info.txt"
   haproxy_cli "show stat" >"${out}/haproxy-stat.csv"

@@ -5,6 +5,7 @@
 readonly E2E_SERVICES=(haproxy backend-slow backend-fast prometheus)
 E2E_TESTID="e2e-$(date +%s)-$$"
 E2E_SUMMARIES="results/.${E2E_TESTID}"
+E2E_STARTED_MS=$(($(date +%s%N) / 1000000))
 e2e_started=0
 
 e2e_setup() {
@@ -19,6 +20,7 @@ e2e_teardown() {
   [[ ${e2e_started} -eq 1 ]] || return 0
   e2e_started=0
   log "e2e: tearing down"
+  docker rm -f "${COMPOSE_PROJECT_NAME}-fake-grafana" >/dev/null 2>&1 || true
   compose --profile '*' down -v --remove-orphans --timeout 5 >/dev/null 2>&1 || true
   rm -rf "${LAB_ROOT:?}/${E2E_SUMMARIES}"
 }
@@ -138,7 +140,12 @@ test_e2e_07_scale_back_to_1_haproxy_drops_the_others() {
 # --- scripts/scenario.sh on the real stack -----------------------------------
 
 # newest_run SCENARIO: the newest results folder of SCENARIO (relative path).
-newest_run() { (cd "${LAB_ROOT}" && ls -d "results/$1"/*/ 2>/dev/null | sort | tail -n 1 | sed 's#/$##'); }
+newest_run() {
+  local dir last=""
+  # Globs sort by name, and run folders are named by UTC time.
+  for dir in "${LAB_ROOT}/results/$1"/*/; do [[ -d "${dir}" ]] && last="${dir%/}"; done
+  echo "${last#"${LAB_ROOT}/"}"
+}
 
 # summary_field RUN JS_EXPR: evaluate JS_EXPR on RUN/summary.json (as "s").
 summary_field() {
@@ -218,4 +225,35 @@ test_e2e_10_interrupt_restores_the_lab_and_keeps_partial_results() {
   assert_eq "true" "$(summary_field "${run}" 'Boolean(s.incomplete) && s.rows[0].measured !== null')" \
     "partial summary marked incomplete, first step kept"
   assert_lab_restored
+}
+
+# Grafana annotations: a stand-in "grafana" on the lab network records what
+# the runner posts (no registry here has Grafana itself).
+test_e2e_11_scenario_steps_become_grafana_annotations() {
+  local fake="${COMPOSE_PROJECT_NAME}-fake-grafana" posts
+  docker rm -f "${fake}" >/dev/null 2>&1 || true
+  docker run -d --name "${fake}" --network "${COMPOSE_PROJECT_NAME}_lab" --network-alias grafana \
+    "$(env_value NODE_IMAGE)" node -e '
+      require("node:http").createServer((req, res) => {
+        let body = "";
+        req.on("data", (c) => (body += c));
+        req.on("end", () => { console.log(req.method, req.url, body); res.end("{\"id\":1}"); });
+      }).listen(3000);' >/dev/null
+  scripts/scenario.sh tuning --quick >/dev/null
+  posts=$(docker logs "${fake}" 2>&1)
+  docker rm -f "${fake}" >/dev/null
+  echo "${posts}"
+  assert_eq 8 "$(grep -c '^POST /api/annotations {' <<<"${posts}")" "annotations posted (start + region per step)"
+  assert_eq 4 "$(grep -c '"timeEnd":[0-9]*,"tags":\["haproxy-lab","tuning","[a-z0-9-]*"\]' <<<"${posts}")" "region annotations with tags"
+  grep -q '"text":"tuning step 1/4: maxconn 2000 (default)"' <<<"${posts}" || fail "step 1 start annotation"
+}
+
+# Every panel query of every provisioned dashboard returns data from the lab's
+# Prometheus over the e2e run (which ran k6 loads and the scenarios above).
+test_e2e_12_every_dashboard_panel_query_returns_data() {
+  local files
+  mapfile -t files < <(cd "${LAB_ROOT}" && ls grafana/dashboards/*.json)
+  docker run --rm --network "${COMPOSE_PROJECT_NAME}_lab" -v "${LAB_ROOT}:/lab:ro" -w /lab \
+    "$(env_value NODE_IMAGE)" node tests/lib/panel-queries.mjs http://prometheus:9090 \
+    "${E2E_STARTED_MS}" "$(($(date +%s%N) / 1000000))" "${files[@]}"
 }

@@ -52,9 +52,14 @@ test_static_shellcheck() {
   echo "shellcheck: ${#files[@]} files clean"
 }
 
-test_static_dashboards_valid_json() {
+test_static_dashboards_lint() {
   local files
   mapfile -t files < <(cd "${LAB_ROOT}" && ls grafana/dashboards/*.json)
   assert_ge 1 "${#files[@]}" "dashboards found"
   in_image NODE_IMAGE node tests/lib/dashboards.mjs "${files[@]}"
+}
+
+test_static_prometheus_rules_valid() {
+  docker run --rm --network none -v "${LAB_ROOT}/prometheus:/etc/prometheus:ro" \
+    --entrypoint promtool "$(env_value PROMETHEUS_IMAGE)" check rules /etc/prometheus/rules.yml
 }

@@ -79,3 +79,15 @@ test_unit_scenario_list_and_help() {
   grep -q '^  maxconn-100 .*maxconn 100' <<<"${out}" || fail "--help lacks the steps: ${out}"
   grep -q -- '--quick' <<<"${out}" || fail "--help lacks the options"
 }
+
+test_unit_dashboard_linter_catches_a_bad_dashboard() {
+  local out rc=0
+  out=$(in_image NODE_IMAGE node tests/lib/dashboards.mjs tests/fixtures/bad-dashboard.json) || rc=$?
+  echo "${out}"
+  assert_eq 1 "${rc}" "linter exit code on a bad dashboard"
+  # shellcheck disable=SC2016 # a literal $__rate_interval, Grafana's variable
+  for expected in 'no description' 'no unit' 'is not the provisioned' 'should use \[\$__rate_interval\]' \
+    'id 1 used twice' 'overlaps panel' 'no queries'; do
+    grep -q "${expected}" <<<"${out}" || fail "linter did not report: ${expected}"
+  done
+}
