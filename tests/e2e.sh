@@ -2,7 +2,7 @@
 # End to end: the stack for real (everything but Grafana, which no registry
 # here has), in its own compose project and ports so a running lab is left alone.
 
-readonly E2E_SERVICES=(haproxy backend-slow backend-fast prometheus)
+readonly E2E_SERVICES=(haproxy backend-slow backend-fast prometheus container-exporter)
 E2E_TESTID="e2e-$(date +%s)-$$"
 E2E_SUMMARIES="results/.${E2E_TESTID}"
 E2E_STARTED_MS=$(($(date +%s%N) / 1000000))
@@ -55,7 +55,7 @@ test_e2e_01_stack_up_all_healthy() {
   echo "up to all-healthy: $((SECONDS - start)) s"
   states=$(compose ps --format '{{.Service}} {{.Health}}')
   echo "${states}"
-  assert_eq 4 "$(grep -c ' healthy$' <<<"${states}")" "healthy services"
+  assert_eq 5 "$(grep -c " healthy$" <<<"${states}")" "healthy services"
   http_get /fast | grep -q "I'm FAST" || fail "GET /fast through HAProxy"
 }
 

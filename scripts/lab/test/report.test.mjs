@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildReport, formatTable, formatValue, readRun, toCSV, toMarkdown, writeOutputs } from '../report.mjs';
+import { checkTags } from './xml.mjs';
 
 const fixtures = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
 const tmpDirs = [];
@@ -373,17 +374,3 @@ describe('writeOutputs', () => {
   });
 });
 
-// Tag balance: one root element, every opened tag closed in order.
-function checkTags(xml) {
-  const stack = [];
-  const roots = [];
-  for (const m of xml.replace(/<!--[\s\S]*?-->/g, '').matchAll(/<(\/?)([A-Za-z][\w:-]*)[^>]*?(\/?)>/g)) {
-    const [, close, name, self] = m;
-    if (stack.length === 0 && !close) roots.push(name);
-    if (self) continue;
-    if (close) {
-      if (stack.pop() !== name) return { root: roots[0], ok: false };
-    } else stack.push(name);
-  }
-  return { root: roots.length === 1 ? roots[0] : roots, ok: stack.length === 0 };
-}
