@@ -16,8 +16,13 @@ function docker(path) {
       res.setEncoding('utf8');
       res.on('data', (c) => (body += c));
       res.on('end', () => {
-        if (res.statusCode !== 200) reject(new Error(`docker ${path}: HTTP ${res.statusCode}`));
-        else resolve(JSON.parse(body));
+        if (res.statusCode !== 200) return reject(new Error(`docker ${path}: HTTP ${res.statusCode}`));
+        // A container being removed can answer with an empty or cut body.
+        try {
+          return resolve(JSON.parse(body));
+        } catch (err) {
+          return reject(new Error(`docker ${path}: ${err.message}`));
+        }
       });
     });
     req.on('timeout', () => req.destroy(new Error(`docker ${path}: timeout`)));
@@ -53,7 +58,8 @@ async function metrics() {
     .then((s) => [c, s], () => [c, null])));
   for (const [c, s] of stats) {
     if (!s?.memory_stats?.usage) continue;
-    const l = `service="${label(c.Labels['com.docker.compose.service'] ?? '')}",container="${label(c.Names[0].replace(/^\//, ''))}"`;
+    const name = (c.Names?.[0] ?? c.Id).replace(/^\//, '');
+    const l = `service="${label(c.Labels?.['com.docker.compose.service'] ?? '')}",container="${label(name)}"`;
     const m = s.memory_stats;
     const cache = m.stats?.total_inactive_file ?? m.stats?.inactive_file ?? 0;
     lines.push(`container_memory_usage_bytes{${l}} ${m.usage - cache}`);
@@ -81,4 +87,6 @@ const server = http.createServer((req, res) => {
   });
 });
 server.listen(PORT, () => console.log(`container-exporter listening on :${PORT} (docker socket ${SOCKET})`));
+// A scrape must never take the exporter down: log and keep serving.
+process.on('uncaughtException', (err) => console.error(`container-exporter: ${err.stack ?? err}`));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
