@@ -13,6 +13,7 @@
 # Ends with the line "N passed, N failed"; exits non-zero if any test failed.
 set -euo pipefail
 
+# shellcheck disable=SC2034 # read by die/log in scripts/lib/common.sh
 PROG="test"
 # shellcheck source=scripts/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
