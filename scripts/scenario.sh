@@ -51,15 +51,12 @@ require_stack() {
   fi
 }
 
-# info_field NAME: a field of HAProxy's "show info".
-info_field() { haproxy_cli "show info" | sed -n "s/^$1: //p"; }
-
-description_is() { [[ "$(info_field description)" == "$1" ]]; }
+description_is() { [[ "$(haproxy_info description)" == "$1" ]]; }
 
 # HAProxy holds no client connection for two polls in a row (leftovers of the
 # previous step, e.g. connections that waited in the accept queue, are gone).
 quiet() {
-  [[ "$(info_field CurrConns)" == 0 ]] && sleep 1 && [[ "$(info_field CurrConns)" == 0 ]]
+  [[ "$(haproxy_info CurrConns)" == 0 ]] && sleep 1 && [[ "$(haproxy_info CurrConns)" == 0 ]]
 }
 
 # apply_config FILE DESCRIPTION: check FILE with haproxy -c in the running
@@ -91,25 +88,20 @@ scale() {
   for pair in "${pairs[@]}"; do
     [[ -n "${pair}" ]] && args+=(--scale "${pair}")
   done
-  [[ ${#args[@]} -gt 0 && "$(current_scale)" != "$(sort_pairs "$1")" ]] || return 0
+  [[ ${#args[@]} -gt 0 && "$(backend_scale)" != "$(sort_pairs "$1")" ]] || return 0
   if ! output=$(compose up -d --wait --no-recreate "${args[@]}" haproxy backend-slow backend-fast prometheus 2>&1); then
     tail -n 5 <<<"${output}" >&2
     die "could not scale the backends to $1 (docker compose output above)"
   fi
   for pair in "${pairs[@]}"; do
     svc="${pair%=*}" n="${pair#*=}"
-    wait_for 30 "${n} ${svc} servers UP in HAProxy" servers_up_count "be_${svc#backend-}" "${n}" \
+    wait_for 30 "${n} ${svc} servers UP in HAProxy" servers_up "be_${svc#backend-}" "${n}" \
       || die "HAProxy does not see ${n} ${svc} replicas UP"
   done
 }
 
-servers_up_count() { [[ $(haproxy_servers "$1" | grep -c ' UP ') -eq $2 ]]; }
-
 sort_pairs() { tr ',' '\n' <<<"$1" | sort | paste -sd, -; }
 
-current_scale() {
-  compose ps --format '{{.Service}}' | grep '^backend-' | sort | uniq -c | awk '{ printf "%s%s=%s", (NR > 1 ? "," : ""), $2, $1 }'
-}
 
 # annotate TEXT TAGS [TIME_END_MS]: a Grafana annotation (region when
 # TIME_END_MS), posted from the Prometheus container on the lab network.
@@ -127,10 +119,7 @@ annotate() {
 }
 
 # hits_so_far: 2xx answers of every backend since the step's reload.
-hits_so_far() {
-  haproxy_cli "show stat" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    $2 == "BACKEND" && $1 ~ /^be_/ { n += $c["hrsp_2xx"] } END { print n + 0 }'
-}
+hits_so_far() { haproxy_stat_sum 'be_.*' BACKEND hrsp_2xx; }
 
 # progress STEP SECONDS_LEFT|done HITS: one line rewritten in place on a
 # terminal; in a log (CI), a line every 10 s.
@@ -251,7 +240,7 @@ main() {
   started_ms=$(($(date +%s%N) / 1000000))
   trap cleanup EXIT
   trap 'interrupted=1; exit 130' INT TERM
-  original_scale=$(current_scale)
+  original_scale=$(backend_scale)
   plan_lines=$(labctl plan "${scenario}" --out "results/${scenario}/${run_dir##*/}" "$@")
   total=$(wc -l <<<"${plan_lines}")
   log "${scenario}: ${total} steps, results in ${run_dir#"${LAB_ROOT}/"}"

@@ -28,17 +28,9 @@ e2e_teardown() {
 # up ARGS...: the e2e services, waited for healthy.
 e2e_up() { compose up -d --wait --wait-timeout 180 "$@" "${E2E_SERVICES[@]}"; }
 
-# servers_up BACKEND N: exactly N servers of BACKEND are UP, each with an address.
-servers_up() {
-  local servers
-  servers=$(haproxy_servers "$1")
-  echo "${servers}" >&2
-  [[ $(grep -c ' UP [0-9]' <<<"${servers}") -eq $2 ]] && [[ $(grep -c ' UP' <<<"${servers}") -eq $2 ]]
-}
-
 worker_pid_differs() { # OLD_PID
   local pid
-  pid=$(haproxy_cli "show info" | sed -n 's/^Pid: //p')
+  pid=$(haproxy_info Pid)
   [[ -n "${pid}" && "${pid}" != "$1" ]]
 }
 
@@ -61,7 +53,8 @@ test_e2e_01_stack_up_all_healthy() {
 
 test_e2e_02_scale_backend_slow_to_3_seen_by_haproxy() {
   e2e_up --scale backend-slow=3
-  wait_for 30 "3 servers UP in be_slow" servers_up be_slow 3
+  wait_for 30 "3 servers UP in be_slow" servers_up be_slow 3 || { haproxy_servers be_slow; return 1; }
+  haproxy_servers be_slow
 }
 
 test_e2e_03_requests_reach_all_3_replicas() {
@@ -77,7 +70,7 @@ test_e2e_03_requests_reach_all_3_replicas() {
 test_e2e_04_hitless_reload_keeps_inflight_request() {
   local before after response inflight
   inflight=$(mktemp)
-  before=$(haproxy_cli "show info" | sed -n 's/^Pid: //p')
+  before=$(haproxy_info Pid)
   http_get /slow >"${inflight}" &
   local pid=$!
   sleep 1
@@ -86,17 +79,13 @@ test_e2e_04_hitless_reload_keeps_inflight_request() {
   response=$(head -n 1 "${inflight}")
   assert_match ' 200 ' "${response}" "in-flight request across the reload"
   wait_for 10 "a new worker" worker_pid_differs "${before}"
-  after=$(haproxy_cli "show info" | sed -n 's/^Pid: //p')
+  after=$(haproxy_info Pid)
   echo "worker pid ${before} -> ${after}"
   [[ "${after}" != "${before}" ]] || fail "worker pid unchanged: no reload happened"
 }
 
 # fe_main_requests: HAProxy's own count of requests on fe_main (runtime API).
-fe_main_requests() {
-  haproxy_cli "show stat" | awk -F, '
-    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-    $1 == "fe_main" && $2 == "FRONTEND" { print $col["req_tot"] }'
-}
+fe_main_requests() { haproxy_stat_sum fe_main FRONTEND req_tot; }
 
 test_e2e_05_k6_two_replicas_counted_in_prometheus() {
   local total instances before after
@@ -133,7 +122,7 @@ test_e2e_06_haproxy_exporter_profile() {
 
 test_e2e_07_scale_back_to_1_haproxy_drops_the_others() {
   e2e_up --scale backend-slow=1
-  wait_for 30 "1 server UP in be_slow" servers_up be_slow 1
+  wait_for 30 "1 server UP in be_slow" servers_up be_slow 1 || { haproxy_servers be_slow; return 1; }
   haproxy_servers be_slow | grep -c MAINT | xargs test 9 -eq || fail "9 free slots in MAINT expected"
 }
 
@@ -164,10 +153,10 @@ assert_run_files() { # RUN
 
 # The lab is back where it was: baseline config, no load generator, 1 + 1 backends.
 assert_lab_restored() {
-  assert_eq baseline "$(haproxy_cli "show info" | sed -n 's/^description: //p')" "HAProxy config after the scenario"
+  assert_eq baseline "$(haproxy_info description)" "HAProxy config after the scenario"
   assert_eq "" "$(compose --profile load ps -q loadgen)" "load generators left"
   assert_eq "backend-fast=1,backend-slow=1" \
-    "$(compose ps --format '{{.Service}}' | grep '^backend-' | sort | uniq -c | awk '{ printf "%s%s=%s", (NR > 1 ? "," : ""), $2, $1 }')" \
+    "$(backend_scale)" \
     "backend scale after the scenario"
 }
 

@@ -58,6 +58,31 @@ haproxy_servers() {
     }'
 }
 
+# haproxy_info NAME: a field of HAProxy's "show info" (Pid, CurrConns, description...).
+haproxy_info() { haproxy_cli "show info" | sed -n "s/^$1: //p"; }
+
+# haproxy_stat_sum PROXY_REGEX SVNAME COLUMN: COLUMN of "show stat" summed over
+# the rows of the matching proxies (SVNAME FRONTEND, BACKEND or a server).
+haproxy_stat_sum() {
+  haproxy_cli "show stat" | awk -F, -v px="^($1)\$" -v sv="$2" -v column="$3" '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $1 ~ px && $2 == sv { n += $col[column] }
+    END { print n + 0 }'
+}
+
+# servers_up BACKEND N: exactly N servers of BACKEND are UP, each with an address.
+servers_up() {
+  local servers
+  servers=$(haproxy_servers "$1")
+  [[ $(grep -c ' UP [0-9]' <<<"${servers}") -eq $2 && $(grep -c ' UP' <<<"${servers}") -eq $2 ]]
+}
+
+# backend_scale: the running backend replicas, "backend-fast=N,backend-slow=N".
+backend_scale() {
+  compose ps --format '{{.Service}}' | grep '^backend-' | sort | uniq -c \
+    | awk '{ printf "%s%s=%s", (NR > 1 ? "," : ""), $2, $1 }'
+}
+
 # http_get URL_PATH [HOST PORT]: status line, headers and body of a GET
 # through plain bash (/dev/tcp, HTTP/1.0), from the host.
 http_get() {
