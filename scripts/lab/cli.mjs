@@ -89,17 +89,10 @@ function report(args) {
   const [dir, ...rest] = args;
   if (!dir) throw new UsageError('report needs a results directory');
   const value = (flag) => (rest.indexOf(flag) >= 0 ? rest[rest.indexOf(flag) + 1] : undefined);
-  const run = readRun(dir);
-  const result = buildReport(run);
-  const configs = Object.fromEntries(run.plan.steps.map((s) => {
-    try {
-      return [s.dir, readFileSync(join(dir, s.config), 'utf8')];
-    } catch {
-      return [s.dir, null];
-    }
-  }).filter(([, text]) => text !== null));
+  const result = buildReport(readRun(dir));
   const versions = Object.fromEntries((value('--versions') ?? '').split(';').filter(Boolean).map((kv) => kv.split('=')));
-  writeOutputs(dir, result, { configs, versions, command: value('--command') ?? '' });
+  // writeOutputs reads each step's rendered config itself for report.md.
+  writeOutputs(dir, result, { versions, command: value('--command') ?? '' });
   console.log(formatTable(result));
   if (!result.ok) process.exitCode = 3;
 }
