@@ -30,6 +30,8 @@ original_scale=""
 touched=0
 interrupted=0
 grafana_ok=1
+applied_env=""
+current_conns="-"
 
 usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 
@@ -70,8 +72,14 @@ apply_config() {
     mv -f /var/lib/haproxy/candidate.cfg "$1"' _ "${LIVE_CFG}" <"$1" \
     || die "HAProxy rejected $1 (haproxy -c above); the running config is unchanged"
   touched=1
+  local since
+  since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   compose kill -s USR2 haproxy >/dev/null 2>&1
-  wait_for 30 "HAProxy to run '$2'" description_is "$2" || die "HAProxy did not load $1"
+  if ! wait_for 30 "HAProxy to run '$2'" description_is "$2"; then
+    # Why, in HAProxy's words (e.g. "Cannot raise FD limit to 20153, limit is 20000").
+    compose logs --no-log-prefix --since "${since}" haproxy 2>/dev/null | grep -E 'ALERT|Failed to load' | tail -n 3 >&2
+    die "HAProxy did not load $1 (its alert above); the previous config still runs"
+  fi
   wait_for 60 "HAProxy to drain the previous step's connections" quiet || true
 }
 
@@ -119,7 +127,8 @@ annotate() {
 }
 
 # hits_so_far: 2xx answers of every backend since the step's reload.
-hits_so_far() { haproxy_stat_sum 'be_.*' BACKEND hrsp_2xx; }
+# (0 while HAProxy is down, e.g. OOM-killed.)
+hits_so_far() { haproxy_stat_sum 'be_.*' BACKEND hrsp_2xx 2>/dev/null || true; }
 
 # progress STEP SECONDS_LEFT|done HITS: one line rewritten in place on a
 # terminal; in a log (CI), a line every 10 s.
@@ -142,17 +151,64 @@ progress() {
 
 netstat_of_haproxy() { compose exec -T haproxy cat /proc/net/netstat; }
 
+# use_compose_env "K=V K=V"|-: the step's settings of the lab's services
+# (e.g. BACKEND_SERVER_TIMEOUT_MS, HAPROXY_MEMORY) exported for compose, and the
+# services recreated with them when they change.
+use_compose_env() {
+  local wanted="${1#-}" kv output
+  # Also when HAProxy is down (OOM-killed in the previous step): up again.
+  [[ "${wanted}" == "${applied_env}" && -n "$(compose ps -q --status running haproxy)" ]] && return 0
+  for kv in ${applied_env}; do unset "${kv%%=*}"; done
+  # shellcheck disable=SC2086 # one word per K=V, checked by the planner
+  for kv in ${wanted}; do export "${kv?}"; done
+  applied_env="${wanted}" touched=1
+  log "services with ${wanted:-their default settings}"
+  local args=() pair
+  IFS=',' read -r -a pairs <<<"$(backend_scale)"
+  for pair in "${pairs[@]}"; do args+=(--scale "${pair}"); done
+  if ! output=$(compose up -d --wait "${args[@]}" haproxy backend-slow backend-fast prometheus 2>&1); then
+    tail -n 5 <<<"${output}" >&2
+    die "could not restart the lab's services with ${wanted:-their default settings}"
+  fi
+}
+
+# stats_of_all FILE: CPU and memory of every container of the lab (docker stats).
+stats_of_all() {
+  # shellcheck disable=SC2046 # one container id per word
+  docker stats --no-stream --format '{{.Name}} {{.CPUPerc}} {{.MemUsage}}' \
+    $(compose --profile load --profile hold ps -q) >"$1" 2>/dev/null || true
+}
+
+# sample FILE T: one line "t haproxy_conns backend_conns" while the load runs:
+# HAProxy's CurrConns (client side), and its established connections to the
+# backends' port 8080 from its own /proc/net/tcp (server side). "-": no answer.
+sample() {
+  local line
+  # shellcheck disable=SC2016 # expanded by the container's bash and awk
+  line=$(compose exec -T haproxy bash -c '
+    exec 3<>/dev/tcp/127.0.0.1/9999 && echo "show info" >&3 && conns=$(sed -n "s/^CurrConns: //p" <&3)
+    awk -v conns="${conns:--}" "\$4 == \"01\" { split(\$3, r, \":\"); if (r[2] == \"1F90\") n++ } END { print conns, n + 0 }" /proc/net/tcp /proc/net/tcp6' 2>/dev/null) \
+    || line="- -"
+  echo "$2 ${line}" >>"$1"
+  current_conns="${line%% *}"
+}
+
 # run_step: one line of the plan (see scripts/lab/cli.mjs plan).
 run_step() {
   local index="$1" dir="$2" id="$3" label="$4" config="$5" seconds="$6" replicas="$7"
-  local script="$8" backends="${9#-}" env_words="${10#-}" total="${11}" out start_ms end_ms started hits0
+  local script="$8" backends="${9#-}" env_words="${10#-}" compose_env="${11}" sample_at="${12}" total="${13}"
+  local out start_ms end_ms started hits0 since service=loadgen profile=load
+  [[ "${script}" == holder ]] && service=holder profile=hold
   out="${run_dir}/${dir}"
   mkdir -p "${out}"
   log "step ${index}/${total} ${label}"
-  scale "${backends}"
+  use_compose_env "${compose_env}"
   apply_config "${run_dir}/${config}" "${scenario}/${id}"
+  scale "${backends}"
   netstat_of_haproxy >"${out}/netstat-before.txt"
+  stats_of_all "${out}/memory-before.txt"
   start_ms=$(($(date +%s%N) / 1000000))
+  since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   annotate "${scenario} step ${index}/${total}: ${label}" "\"haproxy-lab\",\"${scenario}\",\"${id}\""
   # Answers before the load (the previous step's leftovers) are not this step's.
   hits0=$(hits_so_far)
@@ -161,28 +217,39 @@ run_step() {
     for kv in ${env_words}; do export "${kv?}"; done
     export TESTID="${scenario}-${run_dir##*/}-${id}" LOADGEN_REPLICAS="${replicas}" \
       LOADGEN_SUMMARY_DIR="${out#"${LAB_ROOT}/results/"}" LOADGEN_SCRIPT="/loadgen/${script}"
-    compose --profile load up -d --no-deps --scale "loadgen=${replicas}" loadgen >/dev/null 2>&1
+    compose --profile "${profile}" up -d --no-deps --scale "${service}=${replicas}" "${service}" >/dev/null 2>&1
   ) || die "could not start the load generators"
   started=${SECONDS}
-  while [[ -n "$(compose ps -q --status running loadgen 2>/dev/null)" ]]; do
-    progress "${index}/${total} ${label}" $((seconds - (SECONDS - started))) $(($(hits_so_far) - hits0))
-    # One CPU sample per step, once the load has settled (mid-step, at most 5 s in).
-    if [[ ! -s "${out}/cpu.txt" ]] && ((SECONDS - started >= (seconds < 10 ? seconds / 2 : 5))); then
-      # shellcheck disable=SC2046 # one container id per word
-      docker stats --no-stream --format '{{.Name}} {{.CPUPerc}} {{.MemUsage}}' \
-        $(compose --profile load ps -q) >"${out}/cpu.txt" 2>/dev/null || true
+  echo "t haproxy_conns backend_conns" >"${out}/samples.txt"
+  while [[ -n "$(compose --profile "${profile}" ps -q --status running "${service}" 2>/dev/null)" ]]; do
+    sample "${out}/samples.txt" $((SECONDS - started))
+    progress "${index}/${total} ${label}" $((seconds - (SECONDS - started))) "${current_conns} conns, $(($(hits_so_far) - hits0))"
+    # One sample of every container's CPU and memory, once the load has
+    # settled (or mid-hold): cpu.txt, with HAProxy's own view beside it.
+    if [[ ! -s "${out}/cpu.txt" ]] && ((SECONDS - started >= sample_at)); then
+      stats_of_all "${out}/cpu.txt"
+      haproxy_cli "show info" >"${out}/haproxy-info-peak.txt" 2>/dev/null || true
     fi
-    sleep 2
+    sleep 1
   done
-  progress "${index}/${total} ${label}" "done" $(($(hits_so_far) - hits0))
+  progress "${index}/${total} ${label}" "done" "$(($(hits_so_far) - hits0))"
   end_ms=$(($(date +%s%N) / 1000000))
-  haproxy_cli "show info" >"${out}/haproxy-info.txt"
-  haproxy_cli "show stat" >"${out}/haproxy-stat.csv"
-  netstat_of_haproxy >"${out}/netstat-after.txt"
-  printf '{"started_at_ms": %s, "ended_at_ms": %s, "completed": true, "exit_codes": [%s]}\n' \
-    "${start_ms}" "${end_ms}" "$(compose ps -a --format '{{.ExitCode}}' loadgen | paste -sd, -)" >"${out}/step.json"
-  compose --profile load rm -sf loadgen >/dev/null 2>&1
+  step_evidence "${out}" "${since}"
+  printf '{"started_at_ms": %s, "ended_at_ms": %s, "completed": true, "exit_codes": [%s], "haproxy_state": "%s"}\n' \
+    "${start_ms}" "${end_ms}" "$(compose --profile "${profile}" ps -a --format '{{.ExitCode}}' "${service}" | paste -sd, -)" \
+    "$(docker inspect -f 'oom_killed={{.State.OOMKilled}} status={{.State.Status}} exit={{.State.ExitCode}}' "$(compose ps -a -q haproxy)" 2>/dev/null)" \
+    >"${out}/step.json"
+  compose --profile "${profile}" rm -sf "${service}" >/dev/null 2>&1
   annotate "${scenario}: ${label}" "\"haproxy-lab\",\"${scenario}\",\"${id}\"" "${end_ms}" "${start_ms}"
+}
+
+# step_evidence DIR SINCE: HAProxy's counters and the log lines it wrote
+# during the step (only abnormal ones: dontlog-normal), e.g. SD aborts.
+step_evidence() {
+  haproxy_cli "show info" >"$1/haproxy-info.txt" 2>/dev/null || true
+  haproxy_cli "show stat" >"$1/haproxy-stat.csv" 2>/dev/null || true
+  netstat_of_haproxy >"$1/netstat-after.txt" 2>/dev/null || true
+  compose logs --no-log-prefix --since "$2" haproxy >"$1/haproxy-log.txt" 2>/dev/null || true
 }
 
 versions() {
@@ -207,6 +274,7 @@ cleanup() {
   fi
   compose --profile load rm -sf loadgen >/dev/null 2>&1 || true
   if [[ ${touched} -eq 1 ]]; then
+    [[ -z "${applied_env}" ]] || (use_compose_env -) || true
     restore_baseline || echo "${PROG}: could not put HAProxy back on haproxy/haproxy.cfg: run 'docker compose restart haproxy'" >&2
     (scale "${original_scale}") || true
   fi
@@ -230,6 +298,14 @@ main() {
   if [[ " $* " == *" --help "* || " $* " == *" -h "* ]]; then labctl describe "${scenario}"; exit; fi
   labctl plan "${scenario}" --check "$@" || exit 2
   require_stack
+  # Connection scenarios: check the target against this machine's limits
+  # before anything starts (a refusal changes nothing).
+  local limits=""
+  if grep -q '"connections"' "${LAB_ROOT}/scenarios/${scenario}.json"; then
+    limits="results/.limits-$$.json"
+    collect_limits >"${LAB_ROOT}/${limits}" || { rm -f "${LAB_ROOT}/${limits}"; die "could not read the machine's limits"; }
+    labctl preflight "${scenario}" --limits "${limits}" "$@" || { rm -f "${LAB_ROOT}/${limits}"; exit 2; }
+  fi
 
   local base plan_lines line total n=1
   mkdir -p "${LAB_ROOT}/results/${scenario}"
@@ -241,6 +317,10 @@ main() {
   trap cleanup EXIT
   trap 'interrupted=1; exit 130' INT TERM
   original_scale=$(backend_scale)
+  if [[ -n "${limits}" ]]; then
+    mv "${LAB_ROOT}/${limits}" "${run_dir}/limits.json"
+    set -- "$@" --limits "results/${scenario}/${run_dir##*/}/limits.json"
+  fi
   plan_lines=$(labctl plan "${scenario}" --out "results/${scenario}/${run_dir##*/}" "$@")
   total=$(wc -l <<<"${plan_lines}")
   log "${scenario}: ${total} steps, results in ${run_dir#"${LAB_ROOT}/"}"

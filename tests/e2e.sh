@@ -146,7 +146,8 @@ assert_run_files() { # RUN
   for f in plan.json summary.csv summary.json report.md chart.svg; do
     [[ -s "${LAB_ROOT}/$1/${f}" ]] || fail "$1/${f} missing"
   done
-  compgen -G "${LAB_ROOT}/$1/steps/*/loadgen-1.json" >/dev/null || fail "$1: no k6 summaries"
+  compgen -G "${LAB_ROOT}/$1/steps/*/loadgen-1.json" >/dev/null \
+    || compgen -G "${LAB_ROOT}/$1/steps/*/holder-1.json" >/dev/null || fail "$1: no load-generator summaries"
   compgen -G "${LAB_ROOT}/$1/configs/*.cfg" >/dev/null || fail "$1: no rendered configs"
   grep -q '^global' "$(compgen -G "${LAB_ROOT}/$1/configs/*.cfg" | head -n 1)" || fail "$1: config is not HAProxy's"
 }
@@ -154,7 +155,7 @@ assert_run_files() { # RUN
 # The lab is back where it was: baseline config, no load generator, 1 + 1 backends.
 assert_lab_restored() {
   assert_eq baseline "$(haproxy_info description)" "HAProxy config after the scenario"
-  assert_eq "" "$(compose --profile load ps -q loadgen)" "load generators left"
+  assert_eq "" "$(compose --profile load --profile hold ps -q loadgen holder)" "load generators left"
   assert_eq "backend-fast=1,backend-slow=1" \
     "$(backend_scale)" \
     "backend scale after the scenario"
@@ -187,6 +188,69 @@ test_e2e_09_quick_fullconn_tuning_throughput_complete() {
     assert_eq "0" "$(summary_field "${run}" 's.rows.filter((r) => !r.measured).length')" "${scenario} steps without data"
     assert_lab_restored
   done
+}
+
+# The long-lived scenarios, quick: every verdict passes (scenario.sh exits 0),
+# e.g. the client-timeout trap fails 35-65% of requests and its fix none, the
+# backend-timeout plateau is within 15% of rate × timeout, a tipping point is found.
+test_e2e_09a_long_lived_scenarios_quick() {
+  local scenario run
+  for scenario in tipping-point long-lived client-timeout backend-timeout; do
+    scripts/scenario.sh "${scenario}" --quick
+    run=$(newest_run "${scenario}")
+    assert_run_files "${run}"
+    assert_eq "true" "$(summary_field "${run}" 's.ok && s.incomplete === null')" "${scenario} ok"
+    assert_lab_restored
+  done
+  run=$(newest_run client-timeout)
+  assert_eq "true" "$(summary_field "${run}" 'const [t, f] = s.rows.map((r) => r.measured.failure_pct); t >= 35 && t <= 65 && f === 0')" \
+    "client-timeout: about half fail, then none"
+  run=$(newest_run backend-timeout)
+  assert_eq "true" "$(summary_field "${run}" 'const m = s.rows[0].measured; Math.abs(m.plateau_conns - 100) <= 15 && m.sd_aborts > 0 && s.rows[1].measured.sd_aborts === 0')" \
+    "backend-timeout: plateau at 50/s × 2 s, SD aborts only in the trap"
+  assert_eq 0 "$(compose exec -T backend-slow printenv SERVER_TIMEOUT_MS)" "backend server timeout after the scenario"
+  run=$(newest_run tipping-point)
+  assert_eq "true" "$(summary_field "${run}" 's.tipping_point !== undefined && s.tipping_point.above > s.tipping_point.below')" "tipping point found"
+  grep -q '<title>tipping-point: offered requests/sec vs p99 latency ms' "${LAB_ROOT}/${run}/chart.svg" || fail "no latency-vs-rate chart"
+}
+
+# Held connections, quick: 2 holder replicas (2 client IPs) merged into one
+# report, every level held with no failure, bytes per connection measured.
+test_e2e_09b_connections_quick_two_holder_replicas() {
+  local run
+  scripts/scenario.sh connections --quick --replicas 2
+  run=$(newest_run connections)
+  assert_run_files "${run}"
+  [[ -s "${LAB_ROOT}/${run}/limits.json" ]] || fail "no limits.json"
+  compgen -G "${LAB_ROOT}/${run}/steps/03-*/holder-2.json" >/dev/null || fail "no second holder replica"
+  assert_eq "60,300,600" "$(summary_field "${run}" 's.rows.map((r) => r.measured.client_held).join()')" "connections held per level"
+  assert_eq "true" "$(summary_field "${run}" 's.ok && s.rows.every((r) => r.measured.failed === 0 && r.measured.bytes_haproxy > 0)')" \
+    "no failure, HAProxy bytes per connection measured"
+  grep -q 'memory per connection' "${LAB_ROOT}/${run}/report.md" || fail "no memory reading"
+  assert_lab_restored
+}
+
+# A target the machine cannot hold is refused before anything starts.
+test_e2e_09c_connections_refuses_what_cannot_fit() {
+  local before
+  before=$(find "${LAB_ROOT}/results" -mindepth 1 | wc -l)
+  assert_fails_with '^scenario: 100000000 concurrent connections do not fit here: .* allows at most [0-9]+ \(.*\); try --target [0-9]+ or --target max$' \
+    scripts/scenario.sh connections --target 100000000
+  assert_eq "${before}" "$(find "${LAB_ROOT}/results" -mindepth 1 | wc -l)" "files under results/ after a refusal"
+  assert_eq baseline "$(haproxy_info description)" "HAProxy config after a refusal"
+}
+
+# HAProxy under a too small memory limit: OOM-killed, connections cut; then
+# the fix holds them all, and HAProxy is back on its own limit afterwards.
+test_e2e_09d_oom_kill_and_fix() {
+  local run
+  scripts/scenario.sh oom --quick
+  run=$(newest_run oom)
+  assert_run_files "${run}"
+  assert_eq "1,0" "$(summary_field "${run}" 's.rows.map((r) => r.measured.oom_killed).join()')" "OOM kill in the trap only"
+  assert_eq "true" "$(summary_field "${run}" 's.ok')" "oom verdicts"
+  assert_eq "$(docker inspect -f '{{.HostConfig.Memory}}' "$(compose ps -q haproxy)")" "2147483648" "HAProxy memory limit after the scenario"
+  assert_lab_restored
 }
 
 second_step_started() { # OLD_RUN

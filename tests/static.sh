@@ -5,7 +5,7 @@
 test_static_compose_config_every_profile() {
   local profile
   compose config -q
-  for profile in load exporter '*'; do
+  for profile in load hold exporter '*'; do
     compose --profile "${profile}" config -q || fail "compose config with --profile ${profile}"
   done
   COMPOSE_ENV_FILES=.env,offline.env compose --profile '*' config -q

@@ -46,6 +46,10 @@ test_unit_loadgen_bad_input_is_one_clear_error() {
   rm -rf "${summaries}"
 }
 
+test_unit_holder_node_test() {
+  in_image NODE_IMAGE node --test 'loadgen/holder/test/**/*.test.mjs'
+}
+
 test_unit_scenario_engine_node_test() {
   in_image NODE_IMAGE node --test 'scripts/lab/test/**/*.test.mjs'
 }

@@ -33,10 +33,12 @@ export function sharedIterations(vus, iterations, maxDuration) {
 }
 
 // Open model: a fixed arrival rate whatever the latency (vegeta -rate).
+// GRACEFUL_STOP: how long requests in flight at the end may still finish and
+// be counted (0s: cut and not counted).
 export function constantArrivalRate(rate, duration, preAllocatedVUs, maxVUs) {
   return {
     executor: 'constant-arrival-rate', rate, timeUnit: '1s', duration,
-    preAllocatedVUs, maxVUs, gracefulStop: '0s',
+    preAllocatedVUs, maxVUs, gracefulStop: env('GRACEFUL_STOP', '0s'),
   };
 }
 

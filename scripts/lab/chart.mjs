@@ -35,11 +35,13 @@ function text(x, y, content, attrs = '') {
 export function renderChart(report) {
   const rows = (report.rows ?? []).filter((r) => r.measured);
   const xLabel = report.x?.label ?? 'step';
-  const title = `${report.scenario}: ${xLabel} vs hits/sec and failures${report.incomplete ? ' (incomplete)' : ''}`;
-  const hits = rows.map((r) => finite(r.measured.hits_per_sec) ?? 0);
-  const published = rows.map((r) => finite(r.published?.hits_per_sec));
+  // The scenario may chart other metrics (e.g. p99 latency against the rate).
+  const c = { y: 'hits_per_sec', y_label: 'hits/sec', y2: 'failed', y2_label: 'failed requests', y2_title: 'failures', ...report.chart };
+  const title = `${report.scenario}: ${xLabel} vs ${c.y_label} and ${c.y2_title ?? c.y2_label}${report.incomplete ? ' (incomplete)' : ''}`;
+  const hits = rows.map((r) => finite(r.measured[c.y]) ?? 0);
+  const published = rows.map((r) => finite(r.published?.[c.y]));
   const hasPublished = published.some((v) => v !== null);
-  const failed = rows.map((r) => finite(r.measured.failed) ?? 0);
+  const failed = rows.map((r) => finite(r.measured[c.y2]) ?? 0);
 
   const left = niceTicks(Math.max(0, ...hits, ...published.filter((v) => v !== null)));
   const right = niceTicks(Math.max(0, ...failed), { integer: true });
@@ -69,8 +71,8 @@ export function renderChart(report) {
   out.push(`<line x1="${PLOT.left}" y1="${PLOT.bottom}" x2="${PLOT.right}" y2="${PLOT.bottom}" stroke="${COLORS.text}"/>`);
 
   // Axis names.
-  out.push(text(18, midY, 'hits/sec', `text-anchor="middle" transform="rotate(-90 18 ${r1(midY)})"`));
-  out.push(text(W - 14, midY, 'failed requests', `text-anchor="middle" fill="${COLORS.failed}" transform="rotate(90 ${W - 14} ${r1(midY)})"`));
+  out.push(text(18, midY, c.y_label, `text-anchor="middle" transform="rotate(-90 18 ${r1(midY)})"`));
+  out.push(text(W - 14, midY, c.y2_label, `text-anchor="middle" fill="${COLORS.failed}" transform="rotate(90 ${W - 14} ${r1(midY)})"`));
   // Many steps: slanted tick labels (below), so the axis name moves down.
   const slanted = rows.length > 8;
   out.push(text((PLOT.left + PLOT.right) / 2, PLOT.bottom + (slanted ? 64 : 42), xLabel, 'text-anchor="middle" font-size="12"'));
@@ -106,11 +108,11 @@ export function renderChart(report) {
     out.push(symbol(lx), text(lx + 30, legendY + 4, label));
     lx += 40 + label.length * 6.5;
   };
-  item((x) => `<g><line x1="${x}" y1="${legendY}" x2="${x + 22}" y2="${legendY}" stroke="${COLORS.measured}" stroke-width="2"/><circle cx="${x + 11}" cy="${legendY}" r="4" fill="${COLORS.measured}"/></g>`, 'hits/sec measured');
+  item((x) => `<g><line x1="${x}" y1="${legendY}" x2="${x + 22}" y2="${legendY}" stroke="${COLORS.measured}" stroke-width="2"/><circle cx="${x + 11}" cy="${legendY}" r="4" fill="${COLORS.measured}"/></g>`, `${c.y_label} measured`);
   if (hasPublished) {
-    item((x) => `<g><line x1="${x}" y1="${legendY}" x2="${x + 22}" y2="${legendY}" stroke="${COLORS.published}" stroke-width="2" stroke-dasharray="6 4"/><circle cx="${x + 11}" cy="${legendY}" r="4" fill="#ffffff" stroke="${COLORS.published}" stroke-width="2"/></g>`, 'hits/sec published');
+    item((x) => `<g><line x1="${x}" y1="${legendY}" x2="${x + 22}" y2="${legendY}" stroke="${COLORS.published}" stroke-width="2" stroke-dasharray="6 4"/><circle cx="${x + 11}" cy="${legendY}" r="4" fill="#ffffff" stroke="${COLORS.published}" stroke-width="2"/></g>`, `${c.y_label} published`);
   }
-  item((x) => `<rect x="${x + 4}" y="${legendY - 6}" width="14" height="12" fill="${COLORS.failed}" fill-opacity="0.35"/>`, 'failed requests (right axis)');
+  item((x) => `<rect x="${x + 4}" y="${legendY - 6}" width="14" height="12" fill="${COLORS.failed}" fill-opacity="0.35"/>`, `${c.y2_label} (right axis)`);
 
   out.push('</svg>');
   return `${out.join('\n')}\n`;

@@ -6,6 +6,10 @@
 //                             write DIR/plan.json and each step's HAProxy config,
 //                             print the steps as tab-separated lines for bash
 //   plan NAME --check [...]   only check the name and options
+//   preflight NAME --limits FILE [--quick] [--target N|max]
+//                             the limits that cap a connection scenario and the
+//                             largest count they allow; exit 2 if the target
+//                             cannot fit (plan takes --limits FILE too)
 //   report DIR [--command C] [--versions V]
 //                             the measured-vs-published table; writes summary.*,
 //                             report.md and chart.svg; exit 3 if a verdict failed
@@ -13,7 +17,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderConfig } from './render.mjs';
-import { OPTIONS, UsageError, buildPlan, listScenarios, loadScenario, parseOptions } from './scenarios.mjs';
+import { OPTIONS, SCENARIO_OPTIONS, UsageError, buildPlan, listScenarios, loadScenario, parseOptions } from './scenarios.mjs';
+import { formatPreflight, preflight, refusal, sizeLevels } from './preflight.mjs';
 import { buildReport, formatTable, readRun, writeOutputs } from './report.mjs';
 
 const ROOT = process.cwd();
@@ -52,29 +57,60 @@ function describe(name) {
   console.log('options:');
   console.log('  --quick             short steps, for tests and a first look');
   for (const [option, [text]] of Object.entries(OPTIONS)) console.log(`  --${option} N`.padEnd(22) + text);
+  if (s.article) console.log(`  --article           ${SCENARIO_OPTIONS.article}`);
+  if (s.connections) console.log(`  --target N|max      ${SCENARIO_OPTIONS.target} (default ${s.connections.default})`);
   for (const note of s.notes ?? []) console.log(`note: ${note}`);
 }
 
 // One tab-separated line per step: index dir id label config seconds replicas
-// script backends(svc=n,...) env(K=V K=V ...). Values are single words or
+// script(k6 script or "holder") backends(svc=n,...) env(K=V K=V ...)
+// compose_env(K=V ...) sample_at(seconds). Values are single words or
 // labels without tabs, "-" when empty (bash's read would drop an empty field).
 function planLines(plan) {
   return plan.steps.map((s) => [
     s.index, s.dir, s.id, s.label, s.config, s.load.seconds, s.load.replicas, s.load.script,
     Object.entries(s.backends).map(([k, v]) => `${k}=${v}`).join(','),
     Object.entries(s.load.env).map(([k, v]) => `${k}=${v}`).join(' '),
+    Object.entries(s.compose_env ?? {}).map(([k, v]) => `${k}=${v}`).join(' '),
+    Math.round(s.load.sample_at),
   ].map((field) => (field === '' ? '-' : field)).join('\t'));
+}
+
+// Value of FLAG in ARGS and ARGS without it.
+function takeFlag(args, flag) {
+  const at = args.indexOf(flag);
+  if (at < 0) return [undefined, args];
+  return [args[at + 1], args.filter((_, i) => i !== at && i !== at + 1)];
+}
+
+// Connection scenarios: the preflight for the target, and a sizing per level.
+function connectionSizing(scenario, options, limitsFile) {
+  if (!limitsFile) throw new UsageError('connection scenarios need --limits FILE (scripts/scenario.sh reads them)');
+  const limits = JSON.parse(readFileSync(limitsFile, 'utf8'));
+  const wanted = options.target ?? (options.quick ? scenario.connections.quick : undefined) ?? scenario.connections.default;
+  const p = preflight(wanted, limits);
+  const env = { ...scenario.load.env, ...(options.quick ? scenario.quick?.env : {}) };
+  const hold = ['RAMP_UP', 'HOLD', 'RAMP_DOWN', 'GRACE'].reduce((t, k) => t + Number(env[k] ?? 0), 0);
+  const sizes = p.fits ? sizeLevels(p.target, scenario.steps.map((t) => t.fraction), limits, hold) : null;
+  return { preflight: { ...p, limits }, sizes };
 }
 
 function plan(args) {
   const [name, ...rest] = args;
   if (!name) throw new UsageError('plan needs a scenario name');
   const checkOnly = rest.includes('--check');
-  const outAt = rest.indexOf('--out');
-  const out = outAt >= 0 ? rest[outAt + 1] : undefined;
-  const flags = rest.filter((a, i) => a !== '--check' && i !== outAt && i !== outAt + 1);
+  const [out, afterOut] = takeFlag(rest, '--out');
+  const [limitsFile, flags] = takeFlag(afterOut.filter((a) => a !== '--check'), '--limits');
   const scenario = loadScenario(ROOT, name);
-  const result = buildPlan(scenario, name, parseOptions(flags));
+  const options = parseOptions(flags, scenario);
+  // Connection levels are sized from the lab's limits, read once it runs.
+  if (scenario.connections && checkOnly && !limitsFile) return;
+  if (scenario.connections) {
+    const { preflight: p, sizes } = connectionSizing(scenario, options, limitsFile);
+    if (!p.fits) throw new UsageError(refusal(p));
+    Object.assign(options, { sizes, preflight: p });
+  }
+  const result = buildPlan(scenario, name, options);
   const baseline = readFileSync(join(ROOT, BASELINE), 'utf8');
   const configs = result.steps.map((s) => renderConfig(baseline, s.haproxy, `${name}/${s.id}`));
   if (checkOnly) return;
@@ -83,6 +119,17 @@ function plan(args) {
   result.steps.forEach((s, i) => writeFileSync(join(out, s.config), configs[i]));
   writeFileSync(join(out, 'plan.json'), `${JSON.stringify(result, null, 2)}\n`);
   console.log(planLines(result).join('\n'));
+}
+
+function preflightCommand(args) {
+  const [name, ...rest] = args;
+  const [limitsFile, flags] = takeFlag(rest, '--limits');
+  const scenario = loadScenario(ROOT, name ?? '');
+  const options = parseOptions(flags, scenario);
+  if (!scenario.connections) throw new UsageError(`${name} holds no connection levels: no preflight needed`);
+  const { preflight: p } = connectionSizing(scenario, options, limitsFile);
+  console.log(formatPreflight(p));
+  if (!p.fits) throw new UsageError(refusal(p));
 }
 
 function report(args) {
@@ -103,7 +150,8 @@ function main([command, ...args]) {
     case 'describe': return describe(args[0] ?? '');
     case 'plan': return plan(args);
     case 'report': return report(args);
-    default: throw new UsageError(`unknown command "${command ?? ''}": use list, describe, plan or report`);
+    case 'preflight': return preflightCommand(args);
+    default: throw new UsageError(`unknown command "${command ?? ''}": use list, describe, plan, preflight or report`);
   }
 }
 

@@ -5,18 +5,29 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { renderChart } from './chart.mjs';
+import { mergeSummaries } from '../../loadgen/holder/merge.mjs';
 
 // Numbers a step measures (cpu is an object container → percent; ratio only
 // exists when the plan has ratio_to).
-const SCALARS = [
+const CORE = [
   'requests', 'successful', 'failed', 'seconds', 'hits_per_sec', 'p50_ms', 'p95_ms', 'p99_ms',
   'max_sessions', 'max_queue', 'errors', 'maxconn_reached', 'listen_overflows',
 ];
+// Long-lived and held connections: rates, connections on both sides of
+// HAProxy (sampled while the load runs), HAProxy's log, memory per connection.
+const LONG_LIVED = [
+  'req_rate', 'mean_ms', 'dropped', 'failure_pct', 'littles_conns', 'plateau_conns', 'backend_plateau',
+  'haproxy_conns_peak', 'backend_conns_peak', 'sd_aborts', 'cd_aborts', 'connections', 'client_held',
+  'bytes_haproxy', 'bytes_backend', 'bytes_holder', 'oom_killed',
+];
+const SCALARS = [...CORE, ...LONG_LIVED];
 export const METRICS = [...SCALARS, 'cpu', 'ratio'];
 // Always in the CSV, after the plan's columns.
-const CSV_METRICS = SCALARS.filter((m) => m !== 'seconds');
+const CSV_METRICS = CORE.filter((m) => m !== 'seconds');
 const COUNTS = new Set([
   'requests', 'successful', 'failed', 'max_sessions', 'max_queue', 'errors', 'maxconn_reached', 'listen_overflows',
+  'dropped', 'plateau_conns', 'backend_plateau', 'haproxy_conns_peak', 'backend_conns_peak', 'sd_aborts',
+  'cd_aborts', 'connections', 'client_held', 'bytes_haproxy', 'bytes_backend', 'bytes_holder', 'oom_killed',
 ]);
 const LABELS = {
   requests: 'requests', successful: 'successful', failed: 'failed', seconds: 'seconds',
@@ -24,6 +35,12 @@ const LABELS = {
   p99_ms: 'p99 ms (max of replicas)', max_sessions: 'max sessions', max_queue: 'max queue',
   errors: 'errors', maxconn_reached: 'maxconn reached', listen_overflows: 'listen overflows',
   cpu: 'HAProxy CPU %', ratio: 'ratio',
+  req_rate: 'completed requests/sec', mean_ms: 'mean ms', dropped: 'dropped (k6 could not start them)',
+  failure_pct: 'failed %', littles_conns: 'rate × mean time (Little)', plateau_conns: 'HAProxy conns (plateau)',
+  backend_plateau: 'HAProxy→backend conns (plateau)', haproxy_conns_peak: 'HAProxy conns (peak)',
+  backend_conns_peak: 'HAProxy→backend conns (peak)', sd_aborts: 'SD aborts (HAProxy log)', cd_aborts: 'CD aborts (HAProxy log)',
+  connections: 'target connections', client_held: 'held by clients (whole hold)', bytes_haproxy: 'HAProxy bytes/conn',
+  bytes_backend: 'backend bytes/conn', bytes_holder: 'client bytes/conn (RSS)', oom_killed: 'HAProxy OOM-killed',
 };
 
 export function metricLabel(metric, report = {}) {
@@ -123,62 +140,168 @@ export function parseCpu(text) {
   return cpu;
 }
 
+const UNITS = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4, kB: 1e3, KB: 1e3, MB: 1e6, GB: 1e9 };
+
+// docker stats "name cpu% used / limit" lines → {name: bytes used}.
+export function parseMemory(text) {
+  if (text === null) return null;
+  const memory = {};
+  for (const line of text.split('\n')) {
+    const m = /^(\S+)\s+\S+\s+([\d.]+)\s*([A-Za-z]+)/.exec(line.trim());
+    if (m && UNITS[m[3]]) memory[m[1]] = Number(m[2]) * UNITS[m[3]];
+  }
+  return memory;
+}
+
+// samples.txt: "t haproxy_conns backend_conns" per second of load ("-": no answer).
+export function parseSamples(text) {
+  if (text === null) return null;
+  return text.split('\n').slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f.length === 3)
+    .map(([t, h, b]) => ({ t: Number(t), haproxy: h === '-' ? null : Number(h), backend: b === '-' ? null : Number(b) }));
+}
+
+// HAProxy httplog lines → {"SD": n, "CD": n, ...} by the first two letters of
+// the termination state (who ended the session, and in which phase).
+export function parseTerminations(text) {
+  if (text === null) return null;
+  const counts = {};
+  for (const m of text.matchAll(/ (?:-1|\d{3}) -?\d+ \S+ \S+ ([A-Za-z-]{2})[A-Za-z-]{2} \d+\/\d+\/\d+\/\d+\/\d+ /g)) {
+    if (m[1] !== '--') counts[m[1]] = (counts[m[1]] ?? 0) + 1;
+  }
+  return counts;
+}
+
 // Stat cells are empty when a counter does not apply: count them as 0.
 const cell = (value) => Number(value) || 0;
 
-function measure(summaries, info, stat, before, after, cpu) {
+function measureK6(summaries, step) {
   const values = (s, metric) => s?.metrics?.[metric]?.values ?? {};
   const sum = (get) => summaries.reduce((total, s) => total + cell(get(s)), 0);
   const max = (get) => Math.max(0, ...summaries.map((s) => cell(get(s))));
   const requests = sum((s) => values(s, 'http_reqs').count);
   const failed = sum((s) => values(s, 'http_req_failed').passes);
-  const successful = requests - failed;
   const seconds = max((s) => s?.state?.testRunDurationMs) / 1000;
-  const fe = stat?.find((r) => r.pxname === 'fe_main' && r.svname === 'FRONTEND');
-  const backends = stat?.filter((r) => r.svname === 'BACKEND') ?? [];
-  const overflows = 'TcpExt.ListenOverflows';
+  // Each replica's mean weighted by its requests: the mean of all requests.
+  const meanMs = requests > 0 ? sum((s) => cell(values(s, 'http_req_duration').avg) * cell(values(s, 'http_reqs').count)) / requests : null;
+  const reqRate = seconds > 0 ? requests / seconds : 0;
   return {
     requests,
-    successful,
+    successful: requests - failed,
     failed,
     seconds,
-    hits_per_sec: seconds > 0 ? successful / seconds : 0,
     // Each replica has its own percentiles; they cannot be merged, so the worst one stands.
     p50_ms: max((s) => values(s, 'http_req_duration').med),
     p95_ms: max((s) => values(s, 'http_req_duration')['p(95)']),
     p99_ms: max((s) => values(s, 'http_req_duration')['p(99)']),
-    max_sessions: fe ? cell(fe.smax) : null,
-    max_queue: stat ? backends.filter((r) => r.pxname.startsWith('be_')).reduce((t, r) => t + cell(r.qmax), 0) : null,
-    errors: stat ? cell(fe?.ereq) + backends.reduce((t, r) => t + cell(r.econ) + cell(r.eresp), 0) : null,
-    maxconn_reached: info?.MaxconnReached !== undefined ? cell(info.MaxconnReached) : null,
-    listen_overflows: before?.[overflows] !== undefined && after?.[overflows] !== undefined
-      ? after[overflows] - before[overflows] : null,
-    cpu,
+    req_rate: reqRate,
+    mean_ms: meanMs,
+    dropped: sum((s) => values(s, 'dropped_iterations').count),
+    // Little's law with the arrival rate: the offered RATE of an open model.
+    littles_conns: meanMs === null ? null : (Number(step.load?.env?.RATE) || reqRate) * (meanMs / 1000),
   };
 }
 
-function readStep(stepDir) {
+// The merged holder summaries (every replica): connections, not requests.
+function measureHolder(h, step) {
+  return {
+    requests: h.planned,
+    successful: h.ok,
+    failed: h.failed,
+    seconds: (h.ended_at_ms - h.started_at_ms) / 1000,
+    connections: step.connections ?? h.planned,
+    client_held: h.hold_window?.min_open ?? null,
+  };
+}
+
+const median = (xs) => {
+  if (xs.length === 0) return null;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+};
+
+// Container → role, by compose's name (project-service-index).
+const ROLES = { haproxy: /-haproxy-\d+$/, backend: /-backend-(slow|fast)-\d+$/, holder: /-holder-\d+$/ };
+const memoryOf = (memory, role) => Object.entries(memory ?? {})
+  .filter(([name]) => ROLES[role].test(name)).reduce((t, [, v]) => t + v, 0);
+
+function measure(step, k6, holder, e) {
+  const base = holder ? measureHolder(holder, step) : measureK6(k6, step);
+  const fe = e.stat?.find((r) => r.pxname === 'fe_main' && r.svname === 'FRONTEND');
+  const backends = e.stat?.filter((r) => r.svname === 'BACKEND') ?? [];
+  const overflows = 'TcpExt.ListenOverflows';
+  // Plateau: the median over the second half of the load (the first half ramps up).
+  const secs = step.load?.seconds ?? Infinity;
+  const late = (e.samples ?? []).filter((x) => x.t >= secs / 2 && x.t <= secs);
+  const side = (xs, key) => xs.map((x) => x[key]).filter((v) => v !== null);
+  const held = base.client_held;
+  const perConnection = (role) => {
+    if (!holder || !held || !e.memPeak || !e.memBefore) return null;
+    return (memoryOf(e.memPeak, role) - memoryOf(e.memBefore, role)) / held;
+  };
+  return {
+    ...base,
+    hits_per_sec: base.seconds > 0 ? base.successful / base.seconds : 0,
+    failure_pct: base.requests > 0 ? (base.failed / base.requests) * 100 : null,
+    max_sessions: fe ? cell(fe.smax) : null,
+    max_queue: e.stat ? backends.filter((r) => r.pxname.startsWith('be_')).reduce((t, r) => t + cell(r.qmax), 0) : null,
+    errors: e.stat ? cell(fe?.ereq) + backends.reduce((t, r) => t + cell(r.econ) + cell(r.eresp), 0) : null,
+    maxconn_reached: e.info?.MaxconnReached !== undefined ? cell(e.info.MaxconnReached) : null,
+    listen_overflows: e.before?.[overflows] !== undefined && e.after?.[overflows] !== undefined
+      ? e.after[overflows] - e.before[overflows] : null,
+    plateau_conns: median(side(late, 'haproxy')),
+    backend_plateau: median(side(late, 'backend')),
+    haproxy_conns_peak: e.samples ? Math.max(0, ...side(e.samples, 'haproxy')) : null,
+    backend_conns_peak: e.samples ? Math.max(0, ...side(e.samples, 'backend')) : null,
+    sd_aborts: e.terms ? e.terms.SD ?? 0 : null,
+    cd_aborts: e.terms ? e.terms.CD ?? 0 : null,
+    bytes_haproxy: perConnection('haproxy'),
+    bytes_backend: perConnection('backend'),
+    // The clients did not exist before the step: their own RSS growth per connection.
+    bytes_holder: holder?.bytes_per_connection ?? null,
+    haproxy_alerts: e.alerts,
+    oom_killed: typeof e.step?.haproxy_state === 'string' ? Number(e.step.haproxy_state.includes('oom_killed=true')) : null,
+    cpu: e.cpu,
+    memory: e.memPeak ? Object.fromEntries(Object.keys(e.memPeak).sort()
+      .map((name) => [name, { before: e.memBefore?.[name] ?? null, peak: e.memPeak[name] }])) : null,
+  };
+}
+
+function readStep(stepDir, step) {
   const names = fs.existsSync(stepDir) ? fs.readdirSync(stepDir) : [];
-  const loadgen = names.filter((n) => /^loadgen-\d+\.json$/.test(n))
+  const byIndex = (re) => names.filter((n) => re.test(n))
     .sort((a, b) => Number(a.match(/\d+/)[0]) - Number(b.match(/\d+/)[0]));
+  const loadgen = [...byIndex(/^loadgen-\d+\.json$/), ...byIndex(/^holder-\d+\.json$/)];
   const summaries = loadgen.map((n) => readJson(path.join(stepDir, n)));
   const file = (name) => readText(path.join(stepDir, name));
-  const info = parseInfo(file('haproxy-info.txt'));
-  const stat = parseStat(file('haproxy-stat.csv'));
-  const before = parseNetstat(file('netstat-before.txt'));
-  const after = parseNetstat(file('netstat-after.txt'));
-  const cpu = parseCpu(file('cpu.txt'));
+  const e = {
+    info: parseInfo(file('haproxy-info.txt')),
+    stat: parseStat(file('haproxy-stat.csv')),
+    before: parseNetstat(file('netstat-before.txt')),
+    after: parseNetstat(file('netstat-after.txt')),
+    cpu: parseCpu(file('cpu.txt')),
+    memBefore: parseMemory(file('memory-before.txt')),
+    memPeak: parseMemory(file('cpu.txt')),
+    samples: parseSamples(file('samples.txt')),
+    terms: parseTerminations(file('haproxy-log.txt')),
+    // HAProxy's own words when a worker died or a config failed (OOM kill: "exited with code 137").
+    alerts: (file('haproxy-log.txt') ?? '').split('\n').filter((l) => /^\[(ALERT|WARNING)\].*(exit|Cannot raise|Killed)/.test(l)).slice(0, 4),
+    step: readJson(path.join(stepDir, 'step.json')),
+  };
   const good = summaries.filter((s) => s !== null);
+  const holders = good.filter((s) => s.tool === 'holder');
+  const k6 = good.filter((s) => s.tool !== 'holder');
+  const holder = holders.length > 0 ? mergeSummaries(holders) : null;
   return {
-    measured: good.length > 0 ? measure(good, info, stat, before, after, cpu) : null,
+    measured: good.length > 0 ? measure(step, k6, holder, e) : null,
+    holder,
     files: {
       loadgen: loadgen.filter((_, i) => summaries[i] !== null),
       unreadable: loadgen.filter((_, i) => summaries[i] === null),
-      info: info !== null,
-      stat: stat !== null,
-      netstat: before !== null && after !== null,
-      cpu: cpu !== null,
-      step: readJson(path.join(stepDir, 'step.json')),
+      info: e.info !== null,
+      stat: e.stat !== null,
+      netstat: e.before !== null && e.after !== null,
+      cpu: e.cpu !== null,
+      step: e.step,
     },
   };
 }
@@ -188,7 +311,7 @@ export function readRun(dir) {
   const plan = JSON.parse(fs.readFileSync(path.join(dir, 'plan.json'), 'utf8'));
   const marker = readText(path.join(dir, 'INCOMPLETE'));
   const incomplete = marker === null ? null : (marker.trim().split('\n')[0].trim() || 'interrupted');
-  const steps = (plan.steps ?? []).map((step) => ({ ...step, ...readStep(path.join(dir, step.dir)) }));
+  const steps = (plan.steps ?? []).map((step) => ({ ...step, ...readStep(path.join(dir, step.dir), step) }));
   return { plan, steps, incomplete };
 }
 
@@ -222,6 +345,7 @@ function aggregate(steps) {
     max: null,
     published: { ...(first.published ?? {}) },
     expect: first.expect ?? {},
+    model: first.model ?? {},
     verdicts: {},
     verdict: 'not run',
     // Copies: ratios are added per run without touching the caller's data.
@@ -240,6 +364,10 @@ function aggregate(steps) {
     const names = [...new Set(cpus.flatMap((c) => Object.keys(c)))];
     row.measured.cpu = Object.fromEntries(names.map((n) => [n, mean(cpus.filter((c) => n in c).map((c) => c[n]))]));
   } else row.measured.cpu = null;
+  // Per container memory and the clients' failure reasons: from the first run.
+  row.measured.memory = ran[0].measured.memory ?? null;
+  row.failures = ran[0].holder?.failures ?? null;
+  row.measured.haproxy_alerts = ran[0].measured.haproxy_alerts ?? [];
   return row;
 }
 
@@ -273,8 +401,10 @@ function parseExpect(row, metric, expr, byId) {
   const body = info ? text.slice(1).trim() : text;
   const where = `step "${row.id}": expect ${metric} "${expr}"`;
   if (!METRICS.includes(metric)) throw new Error(`${where}: unknown metric`);
-  let m = /^(?:±|\+\/?-)\s*(\d+(?:\.\d+)?)\s*%$/.exec(body);
-  if (m) return { info, body, tolerance: Number(m[1]) };
+  let m = /^(?:±|\+\/?-)\s*(\d+(?:\.\d+)?)\s*%(?:of:([a-z0-9_]+))?$/.exec(body);
+  if (m) return { info, body, tolerance: Number(m[1]), of: m[2] ?? null };
+  m = /^(-?\d+(?:\.\d+)?)\.\.(-?\d+(?:\.\d+)?)$/.exec(body);
+  if (m) return { info, body, range: [Number(m[1]), Number(m[2])] };
   m = /^(>=|<=|==|>|<)\s*(?:(-?\d+(?:\.\d+)?)|step:(\S+))$/.exec(body);
   if (!m) throw new Error(`${where}: unknown expression`);
   if (m[3] !== undefined && !byId.has(m[3])) throw new Error(`${where}: no step "${m[3]}" in the plan`);
@@ -292,14 +422,19 @@ function evaluate(row, metric, e, byId) {
   const measured = scalar(row.measured, metric);
   if (measured === null) return { ok: false, text: 'not measured' };
   const shown = formatValue(metric, measured);
+  if (e.range) {
+    return { ok: measured >= e.range[0] && measured <= e.range[1], text: `${shown}, expected ${e.range[0]} to ${e.range[1]}` };
+  }
   if (e.tolerance !== undefined) {
-    const published = scalar(row.published, metric);
-    if (published === null) return { ok: false, text: 'no published value' };
-    const diff = measured - published;
-    const pct = published ? `${signed((diff / published) * 100)}, ` : '';
+    // "±N%of:NAME": against another measured metric of the step, or a model value.
+    const reference = e.of ? scalar(row.measured, e.of) ?? scalar(row.model, e.of) : scalar(row.published, metric);
+    const what = e.of ? `${e.of} ${formatValue(metric, reference)}` : `published ${formatValue(metric, reference)}`;
+    if (reference === null) return { ok: false, text: e.of ? `no ${e.of}` : 'no published value' };
+    const diff = measured - reference;
+    const pct = reference ? `${signed((diff / reference) * 100)}, ` : '';
     return {
-      ok: Math.abs(diff) <= (e.tolerance / 100) * Math.abs(published),
-      text: `${shown} vs published ${formatValue(metric, published)} (${pct}allowed ±${e.tolerance}%)`,
+      ok: Math.abs(diff) <= (e.tolerance / 100) * Math.abs(reference),
+      text: `${shown} vs ${what} (${pct}allowed ±${e.tolerance}%)`,
     };
   }
   let target = e.number;
@@ -397,8 +532,61 @@ export function buildReport(run) {
   };
   report.comparisons = (plan.comparisons ?? []).map((c) => compare(c, byId, report));
   report.readings = plan.littles_law ? littlesLaw(plan.littles_law, rows) : [];
+  report.chart = plan.chart ?? null;
+  for (const r of plan.readings ?? []) {
+    const reading = READINGS[r.kind]?.(r, rows);
+    if (!reading) throw new Error(`readings: unknown kind "${r.kind}"`);
+    report.readings.push(reading.text);
+    if (reading.tipping) report.tipping_point = reading.tipping;
+    if (reading.ok === false && !report.incomplete) report.ok = false;
+  }
   return report;
 }
+
+// The article's "almighty graph": latency stays flat as the rate grows, until
+// a tipping point. Flat region = the worse METRIC of the first two steps;
+// the tipping point = the first step whose METRIC exceeds FACTOR × that, or
+// that k6 could not even start every request of (dropped > 1%).
+function tippingPoint({ metric = 'p99_ms', factor = 3, article = '' }, rows) {
+  const ran = rows.filter((r) => r.measured && scalar(r.measured, metric) !== null);
+  if (ran.length < 3) return { text: `tipping point: needs at least 3 measured steps (${ran.length} ran)`, ok: false };
+  const flat = Math.max(...ran.slice(0, 2).map((r) => scalar(r.measured, metric)));
+  const label = metricLabel(metric);
+  const at = ran.findIndex((r, i) => i >= 1 && (scalar(r.measured, metric) > factor * flat
+    || cell(r.measured.dropped) > 0.01 * cell(r.measured.requests)));
+  const source = article ? ` (article: ${article})` : '';
+  if (at < 0) {
+    const last = ran[ran.length - 1];
+    return {
+      ok: false,
+      text: `tipping point: none up to ${formatValue('req_rate', last.measured.req_rate)} requests/sec (${label} stayed under ${factor} × ${formatValue(metric, flat)}): step the rate higher${source}`,
+    };
+  }
+  const before = ran[at - 1];
+  const after = ran[at];
+  const tipping = { below: before.measured.req_rate, above: after.measured.req_rate, flat, metric, factor, step: after.id };
+  return {
+    ok: true,
+    tipping,
+    text: `tipping point: between ${formatValue('req_rate', before.measured.req_rate)} and ${formatValue('req_rate', after.measured.req_rate)} requests/sec — ` +
+      `${label} ${formatValue(metric, scalar(before.measured, metric))} → ${formatValue(metric, scalar(after.measured, metric))} ms ` +
+      `(flat region ${formatValue(metric, flat)} ms, threshold × ${factor}; dropped ${formatValue('dropped', after.measured.dropped)})${source}`,
+  };
+}
+
+// Memory per held connection and who ran out: the table's bytes/conn columns
+// read as one sentence, and an OOM kill named when HAProxy died.
+function memoryReading(_, rows) {
+  const lines = rows.filter((r) => r.measured).map((r) => {
+    const m = r.measured;
+    const kb = (v) => (v === null || v === undefined ? '-' : `${(v / 1000).toFixed(1)} KB`);
+    const oom = m.oom_killed ? `; HAProxy was OOM-killed (its connections peaked at ${formatValue('haproxy_conns_peak', m.haproxy_conns_peak)}, then dropped to 0)` : '';
+    return `${r.label}: ${formatValue('client_held', m.client_held)} held, bytes per connection HAProxy ${kb(m.bytes_haproxy)}, backend ${kb(m.bytes_backend)}, client ${kb(m.bytes_holder)}${oom}`;
+  });
+  return { text: `memory per connection — ${lines.join('; ')}` };
+}
+
+const READINGS = { tipping_point: tippingPoint, memory: memoryReading };
 
 // Little's law, L = X × W, on each measured step: the requests in service that
 // the measured throughput X implies for a service time W, beside the sessions
@@ -536,6 +724,13 @@ function stepDetails(row, configs) {
     out.push(`- listen overflows: ${f('listen_overflows')}`);
     const cpu = m.cpu ? Object.entries(m.cpu).map(([name, v]) => `${name} ${v.toFixed(1)}%`).join(', ') : '';
     out.push(`- CPU by container: ${cpu || '-'}`);
+    const shown = LONG_LIVED.filter((k) => m[k] !== null && m[k] !== undefined);
+    if (shown.length) out.push(`- ${shown.map((k) => `${metricLabel(k)} ${formatValue(k, m[k])}`).join(', ')}`);
+    const mib = (v) => (v === null ? '-' : `${(v / 1024 ** 2).toFixed(1)} MiB`);
+    if (m.memory) out.push(`- memory by container (before → during the load): ${Object.entries(m.memory).map(([n, v]) => `${n} ${mib(v.before)} → ${mib(v.peak)}`).join(', ')}`);
+    if (m.haproxy_alerts?.length) out.push(`- HAProxy said: ${m.haproxy_alerts.map((l) => `\`${l.trim()}\``).join('; ')}`);
+    if (row.failures && Object.keys(row.failures).length) out.push(`- client failures by reason: ${Object.entries(row.failures).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    if (Object.keys(row.model ?? {}).length) out.push(`- model: ${Object.entries(row.model).map(([k, v]) => `${k} ${formatValue(k, v)}`).join(', ')}`);
     for (const [metric, v] of Object.entries(row.verdicts)) {
       const result = v.info ? (v.ok ? 'as article' : 'unlike article') : (v.ok ? 'pass' : 'FAIL');
       out.push(`- ${metric} ${v.expect}: ${result}, ${v.text}`);

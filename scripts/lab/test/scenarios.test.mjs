@@ -3,10 +3,15 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { renderConfig } from '../render.mjs';
-import { UsageError, buildPlan, listScenarios, loadScenario, parseDuration, parseOptions } from '../scenarios.mjs';
+import { UsageError, buildPlan, evalModel, listScenarios, loadScenario, parseDuration, parseOptions } from '../scenarios.mjs';
+import { sizeLevels } from '../preflight.mjs';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const baseline = readFileSync(`${root}/haproxy/haproxy.cfg`, 'utf8');
+const limits = {
+  haproxy_nofile: 20000, backend_nofile: 20000, holder_nofile: 20000, port_range: [1024, 65535], nr_open: 1048576,
+  conntrack_max: 262144, conntrack_count: 0, bridge_tracked: true, mem_available_bytes: 24e9,
+};
 
 test('every shipped scenario loads, plans and renders its configs', () => {
   const names = listScenarios(root);
@@ -14,7 +19,8 @@ test('every shipped scenario loads, plans and renders its configs', () => {
   for (const name of names) {
     const s = loadScenario(root, name);
     for (const quick of [false, true]) {
-      const plan = buildPlan(s, name, { quick });
+      const sizes = s.connections ? sizeLevels(1000, s.steps.map((t) => t.fraction), limits, 100) : undefined;
+      const plan = buildPlan(s, name, { quick, sizes });
       assert.ok(plan.steps.length >= s.steps.length, name);
       for (const step of plan.steps) {
         const cfg = renderConfig(baseline, step.haproxy, `${name}/${step.id}`);
@@ -59,10 +65,10 @@ test('repeats are interleaved and get their own folders', () => {
 });
 
 test('options: good values parse, bad ones are one clear UsageError', () => {
-  assert.deepEqual(parseOptions(['--quick', '--duration', '10', '--replicas=2']), { quick: true, duration: 10, replicas: 2 });
+  assert.deepEqual(parseOptions(['--quick', '--duration', '10', '--replicas=2']), { quick: true, article: false, duration: 10, replicas: 2 });
   assert.throws(() => parseOptions(['--durations', '3']), UsageError);
   assert.throws(() => parseOptions(['--duration', 'abc']), /--duration needs a whole number from 1 to 3600 \(got "abc"\)/);
-  assert.throws(() => parseOptions(['--replicas', '0']), /--replicas needs a whole number from 1 to 32/);
+  assert.throws(() => parseOptions(['--replicas', '0']), /--replicas needs a whole number from 1 to 64/);
   assert.throws(() => parseOptions(['--repeat']), /--repeat needs a whole number/);
   assert.throws(() => parseOptions(['--duration', '-5']), /got "-5"/);
 });
@@ -77,4 +83,53 @@ test('durations', () => {
   assert.equal(parseDuration('2m'), 120);
   assert.equal(parseDuration('1m30s'), 90);
   assert.throws(() => parseDuration('soon'), /bad duration/);
+});
+
+test('model values: + - * / and ( ) over the step\'s variables', () => {
+  assert.equal(evalModel('RATE * BACKEND_SERVER_TIMEOUT_MS / 1000', { RATE: '50', BACKEND_SERVER_TIMEOUT_MS: '2000' }), 100);
+  assert.equal(evalModel('(A + B) * -2 - 1', { A: '1', B: '2' }), -7);
+  assert.equal(evalModel('T * 2', { T: '1500ms' }), 3);
+  assert.throws(() => evalModel('RATE * X', { RATE: '1' }), /X is not a number in this step \(unset\)/);
+  assert.throws(() => evalModel('RATE; rm', { RATE: '1' }), /unexpected ";"/);
+});
+
+test('--article and --target exist only where the scenario has them', () => {
+  const ct = loadScenario(root, 'client-timeout');
+  assert.equal(parseOptions(['--article'], ct).article, true);
+  assert.throws(() => parseOptions(['--article'], loadScenario(root, 'maxconn-sweep')), /unknown option "--article"/);
+  assert.throws(() => parseOptions(['--article', '--quick'], ct), /--quick and --article exclude each other/);
+  const article = buildPlan(ct, 'client-timeout', parseOptions(['--article'], ct));
+  assert.deepEqual(article.steps.map((s) => s.load.env.TIMEOUT), ['30s', '70s']);
+  assert.equal(article.steps[0].load.env.SLEEP_MS, '60000');
+  const conn = loadScenario(root, 'connections');
+  assert.equal(parseOptions(['--target', 'max'], conn).target, 'max');
+  assert.equal(parseOptions(['--target=5000'], conn).target, 5000);
+  assert.throws(() => parseOptions(['--target', 'lots'], conn), /--target needs a whole number of connections from 1 to 100000000, or "max" \(got "lots"\)/);
+  assert.throws(() => parseOptions(['--target', '5'], ct), /unknown option "--target"/);
+});
+
+test('connection levels: sized replicas and HAProxy settings, more holder replicas on request', () => {
+  const conn = loadScenario(root, 'connections');
+  assert.throws(() => buildPlan(conn, 'connections', { quick: true }), /need a preflight sizing/);
+  const sizes = sizeLevels(9900, conn.steps.map((t) => t.fraction), limits, 120);
+  const plan = buildPlan(conn, 'connections', { quick: false, sizes, replicas: 2 });
+  assert.deepEqual(plan.steps.map((s) => s.connections), [990, 4950, 9900]);
+  assert.deepEqual(plan.steps.map((s) => s.load.replicas), [2, 2, 2]);
+  assert.equal(plan.steps[2].load.env.HOLDER_REPLICAS, '2');
+  assert.equal(plan.steps[2].load.env.CONNECTIONS, '9900');
+  assert.equal(plan.steps[2].load.tool, 'holder');
+  assert.equal(plan.steps[2].load.seconds, 30 + 60 + 15);
+  assert.equal(plan.steps[2].load.sample_at, 30 + 30);
+  assert.equal(plan.steps[2].haproxy.global.maxconn, '9950');
+  const cfg = renderConfig(baseline, plan.steps[2].haproxy, 'connections/level-100pct');
+  assert.match(cfg, /\n    maxconn 9950\n/);
+  assert.match(cfg, /timeout server 180s/);
+});
+
+test('backend-timeout: per-step service settings and the rate × timeout model', () => {
+  const plan = buildPlan(loadScenario(root, 'backend-timeout'), 'backend-timeout', { quick: true });
+  assert.deepEqual(plan.steps.map((s) => s.compose_env.BACKEND_SERVER_TIMEOUT_MS), ['2000', '0']);
+  assert.equal(plan.steps[0].model.rate_x_timeout, 100);
+  // Checks of the lab's own model stay hard in --quick; the article's are informational.
+  assert.equal(plan.steps[0].expect.plateau_conns, '±15%of:rate_x_timeout');
 });

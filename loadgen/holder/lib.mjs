@@ -1,0 +1,378 @@
+// Testable parts of the connection holder: env parsing, share and schedule
+// math, a minimal HTTP/1.1 response parser, and runHolder(), which opens this
+// replica's share of long-lived requests and returns the summary object.
+import net from 'node:net';
+import os from 'node:os';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promises as dnsPromises } from 'node:dns';
+
+const MAX_SECONDS = 86400;
+export const MAX_CONNECTIONS = 10_000_000;
+// Connect-time histogram: upper bounds in ms, non-cumulative counts.
+export const LATENCY_BOUNDS = [...Array.from({ length: 17 }, (_, i) => 2 ** i), '+Inf'];
+
+const bad = (name, what, raw) => new RangeError(`${name} must be ${what} (got ${JSON.stringify(String(raw))})`);
+
+// Strict: plain digits (and a decimal part for seconds), so "1e3", "-1", " 7"
+// and ".5" are rejected rather than half-parsed.
+function int(env, name, def, min, max) {
+  const raw = env[name] ?? '';
+  if (raw === '' && def !== undefined) return def;
+  const n = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
+  if (n >= min && n <= max) return n;
+  throw bad(name, `an integer from ${min} to ${max}`, raw);
+}
+function seconds(env, name, def, positive = false) {
+  const raw = env[name] ?? '';
+  const n = raw === '' ? def : /^[0-9]+(\.[0-9]+)?$/.test(raw) ? Number(raw) : NaN;
+  if (n <= MAX_SECONDS && (positive ? n > 0 : n >= 0)) return n;
+  throw bad(name, `a number of seconds ${positive ? 'above 0' : 'from 0'} up to ${MAX_SECONDS}`, raw);
+}
+
+// Settings from the environment; empty means unset. Throws a RangeError whose
+// message is "NAME must be ... (got "x")". index stays undefined when it has to
+// come from DNS (several replicas, no HOLDER_INDEX).
+export function loadConfig(env = process.env) {
+  const rawTarget = env.TARGET || 'http://haproxy:8080';
+  const m = /^http:\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):([0-9]{1,5})\/?$/.exec(rawTarget);
+  if (!m || +m[2] < 1 || +m[2] > 65535) throw bad('TARGET', 'an http://host:port URL', rawTarget);
+  const holdPath = env.HOLD_PATH || '/slow';
+  if (!/^\/[\x21-\x22\x24-\x7e]*$/.test(holdPath)) throw bad('HOLD_PATH', 'a path starting with / (printable ASCII, no spaces or #)', holdPath);
+  const replicas = int(env, 'HOLDER_REPLICAS', 1, 1, 10000);
+  const summaryDir = env.LOADGEN_SUMMARY_DIR || '';
+  if (summaryDir && (!/^[\x21-\x7e]+$/.test(summaryDir) || summaryDir.startsWith('/') || /\\|(^|\/)\.\.(\/|$)/.test(summaryDir))) {
+    throw bad('LOADGEN_SUMMARY_DIR', 'a relative folder under RESULTS_ROOT without ..', summaryDir);
+  }
+  const testid = env.TESTID || 'adhoc';
+  if (!/^[\x20-\x7e]+$/.test(testid)) throw bad('TESTID', 'printable ASCII', testid);
+  return {
+    target: `http://${m[1]}:${+m[2]}`, host: m[1].replace(/^\[|\]$/g, ''), port: +m[2], hostHeader: `${m[1]}:${+m[2]}`,
+    path: holdPath,
+    connections: int(env, 'CONNECTIONS', undefined, 1, MAX_CONNECTIONS),
+    replicas,
+    index: env.HOLDER_INDEX ? int(env, 'HOLDER_INDEX', undefined, 1, replicas) : replicas === 1 ? 1 : undefined,
+    rampUp: seconds(env, 'RAMP_UP', 10), hold: seconds(env, 'HOLD', 60), rampDown: seconds(env, 'RAMP_DOWN', 10),
+    connectTimeout: seconds(env, 'CONNECT_TIMEOUT', 10, true), grace: seconds(env, 'GRACE', 15),
+    testid, summaryDir, resultsRoot: env.RESULTS_ROOT || '/results',
+  };
+}
+
+// Names for an address: dns.reverse() can stop at /etc/hosts (Docker lists only
+// the container id there), so also ask Docker's DNS server for the PTR record.
+async function reverseNames(ip) {
+  const arpa = `${ip.split('.').reverse().join('.')}.in-addr.arpa`;
+  return [...await dnsPromises.reverse(ip).catch(() => []), ...await dnsPromises.resolvePtr(arpa).catch(() => [])];
+}
+
+// The replica number from the container's name (haproxy-lab-holder-3), which
+// Docker's DNS gives back for the container's own address, as run.sh does.
+export async function resolveIndex({ reverse = reverseNames, interfaces = os.networkInterfaces() } = {}) {
+  const ips = Object.values(interfaces).flat()
+    .filter((a) => a && (a.family === 'IPv4' || a.family === 4) && !a.internal).map((a) => a.address);
+  for (const ip of ips) {
+    const names = await reverse(ip).catch(() => []);
+    for (const name of names) {
+      const found = /-holder-([0-9]+)(?![0-9])/.exec(name);
+      if (found && +found[1] > 0) return +found[1];
+    }
+  }
+  throw new Error(`cannot work out this replica's number from DNS (reverse of ${ips.join(', ') || 'no IPv4 address'}); set HOLDER_INDEX`);
+}
+
+// Replica `index` (1-based) takes connections index-1, index-1+replicas, ...
+export const shareSize = (total, replicas, index) => Math.max(0, Math.ceil((total - index + 1) / replicas));
+export const globalId = (k, replicas, index) => index - 1 + k * replicas;
+// Connection k of n: when it opens and when its response should come, in ms after start.
+export const openAtMs = (k, n, rampUp) => (rampUp * 1000 * k) / n;
+export const endAtMs = (k, n, rampUp, hold, rampDown) => (rampUp + hold) * 1000 + (rampDown * 1000 * k) / n;
+
+// Parser states. Framing (status line, headers, chunk sizes, trailers) is read
+// line by line; body bytes are only counted down, never kept.
+const HEAD = 0, LENGTH = 1, SIZE = 2, DATA = 3, DATA_END = 4, TRAILER = 5, UNTIL_EOF = 6, DONE = 7;
+const MAX_LINE = 16384;
+
+// Minimal HTTP/1.1 response parser: feed() returns true once the response is
+// complete, whatever the split; error becomes 'bad_response' on anything else.
+export class ResponseParser {
+  state = HEAD;
+  line = ''; // the framing line read so far
+  left = -1; // body or chunk bytes still to come (-1: no Content-Length seen)
+  chunked = false;
+  status = 0;
+  error = null;
+
+  get done() { return this.state === DONE; }
+
+  // Called on EOF: a body without length or chunks ends with the connection.
+  eof() {
+    if (this.state === UNTIL_EOF) this.state = DONE;
+    return this.state === DONE;
+  }
+
+  feed(buf, i = 0, end = buf.length) {
+    while (i < end && this.state < DONE && !this.error) {
+      if (this.state === LENGTH || this.state === DATA) {
+        const n = Math.min(this.left, end - i);
+        i += n;
+        this.left -= n;
+        if (this.left === 0) this.state = this.state === LENGTH ? DONE : DATA_END;
+      } else if (this.state === UNTIL_EOF) {
+        i = end;
+      } else {
+        const lf = buf.indexOf(10, i); // may land past `end` in a shared buffer
+        const stop = lf < 0 || lf >= end ? end : lf + 1;
+        this.line += buf.latin1Slice(i, stop);
+        i = stop;
+        if (this.line.length > MAX_LINE) this.error = 'bad_response';
+        else if (stop === lf + 1) {
+          const line = this.line.slice(0, this.line.endsWith('\r\n') ? -2 : -1);
+          this.line = '';
+          this.onLine(line);
+        }
+      }
+    }
+    return this.state === DONE;
+  }
+
+  onLine(line) {
+    let m;
+    if (this.state === HEAD && this.status === 0) {
+      if ((m = /^HTTP\/1\.[01] ([0-9]{3})(?: |$)/.exec(line))) this.status = +m[1];
+      else this.error = 'bad_response';
+    } else if (this.state === HEAD && line !== '') {
+      if ((m = /^content-length:[ \t]*(.*?)[ \t]*$/i.exec(line))) {
+        if (/^[0-9]{1,15}$/.test(m[1])) this.left = +m[1];
+        else this.error = 'bad_response';
+      } else if (/^transfer-encoding:.*chunked[ \t]*$/i.test(line)) this.chunked = true;
+    } else if (this.state === HEAD) { // end of the headers
+      if (this.status < 200) this.status = 0; // 1xx: the real response follows
+      else if (this.status === 204 || this.status === 304) this.state = DONE;
+      else if (this.chunked) this.state = SIZE;
+      else this.state = this.left < 0 ? UNTIL_EOF : this.left === 0 ? DONE : LENGTH;
+    } else if (this.state === SIZE) {
+      if ((m = /^([0-9A-Fa-f]{1,12})(?:[ \t;].*)?$/.exec(line))) {
+        this.left = parseInt(m[1], 16);
+        this.state = this.left === 0 ? TRAILER : DATA;
+      } else this.error = 'bad_response';
+    } else if (this.state === DATA_END) {
+      if (line === '') this.state = SIZE;
+      else this.error = 'bad_response';
+    } else if (line === '') this.state = DONE; // TRAILER: ends at an empty line
+  }
+}
+
+// One connection: the parser's fields plus its number, open time and socket.
+class Conn extends ResponseParser {
+  socket = null;
+  connected = false;
+  finished = false;
+  constructor(k, openedAt) {
+    super();
+    this.k = k;
+    this.openedAt = openedAt;
+  }
+}
+
+const readProc = (file, re) => {
+  try { return re.exec(fs.readFileSync(file, 'utf8')); } catch { return null; }
+};
+// Soft open-file limit of this process (a number, 'unlimited' or null).
+export function readNofile() {
+  const m = readProc('/proc/self/limits', /^Max open files\s+(\S+)/m);
+  return m ? (m[1] === 'unlimited' ? m[1] : +m[1]) : null;
+}
+
+// Min and max of `open` over the whole seconds in [from, to].
+export function holdWindow(samples, from, to) {
+  const w = { from_t: Math.ceil(from), to_t: Math.floor(to), min_open: null, max_open: null };
+  for (const { t, open } of samples.filter((x) => x.t >= w.from_t && x.t <= w.to_t)) {
+    w.min_open = Math.min(w.min_open ?? open, open);
+    w.max_open = Math.max(w.max_open ?? open, open);
+  }
+  return w;
+}
+
+const CONN = Symbol('conn');
+const READ_BUFFER = Buffer.alloc(65536); // every socket reads into this one buffer
+
+// Runs this replica's share and resolves with its summary. Aborting `signal`
+// stops it early: whatever is unfinished counts as `interrupted`.
+export async function runHolder(cfg, { signal, log = console.log, warn = (l) => process.stderr.write(`${l}\n`) } = {}) {
+  // Resolve the target once: a lookup per connection queues thousands of
+  // getaddrinfo calls and DNS queries, which stalled the ramp-up.
+  let address = cfg.host, lookupError;
+  if (!net.isIP(address)) {
+    try { ({ address } = await dnsPromises.lookup(address)); } catch (err) { lookupError = err.code || 'ENOTFOUND'; }
+  }
+  const n = shareSize(cfg.connections, cfg.replicas, cfg.index);
+  const endAt = (k) => endAtMs(k, n, cfg.rampUp, cfg.hold, cfg.rampDown);
+  const hardDeadline = (cfg.rampUp + cfg.hold + cfg.rampDown + cfg.grace) * 1000;
+  const conns = []; // conns[k] until connection k finishes
+  const failures = {};
+  const latency = LATENCY_BOUNDS.map(() => 0);
+  const samples = [];
+  // Read now: once out of file descriptors, /proc cannot be opened any more.
+  const nofile = readNofile();
+  const ports = readProc('/proc/sys/net/ipv4/ip_local_port_range', /^(\d+)\s+(\d+)/);
+  const portRange = ports ? `${ports[1]}-${ports[2]}` : 'unknown';
+  // Linux gives connect() the even ports of the range first; past those, each
+  // connect() scans the port table and blocks the event loop for seconds.
+  if (ports && n > (ports[2] - ports[1] + 1) / 2) {
+    warn(`holder: ${n} connections to ${cfg.target} from one IP is over half of ip_local_port_range ${portRange}: ` +
+      'connect() gets slow; widen the range (sysctls) or add holder replicas');
+  }
+  const mem0 = process.memoryUsage();
+  const memory = { rss_start: mem0.rss, rss_peak: mem0.rss, rss_at_peak_open: mem0.rss, heap_used_at_peak_open: mem0.heapUsed };
+  const t0 = performance.now(), startedAt = Date.now();
+  // next: the next k to open; both timeout scans move forward, as deadlines grow with k.
+  let next = 0, connectScan = 0, endScan = 0, opened = 0, connected = 0, open = 0, ok = 0, failed = 0, finished = 0;
+  let peakOpen = 0, bytes = 0, interrupted = false, lastLog = 0, timer, resolveRun;
+
+  function fail(reason, count = 1) {
+    failures[reason] = (failures[reason] ?? 0) + count;
+    failed += count;
+    if (failures[reason] !== count) return; // explain only the first time
+    if (reason === 'EMFILE') warn(`holder: out of file descriptors (nofile ${nofile}): raise the container's ulimits nofile (NOFILE in .env)`);
+    if (reason === 'EADDRNOTAVAIL') {
+      warn(`holder: out of local ports for ${cfg.target} from this IP (ip_local_port_range ${portRange}): add holder replicas or widen the range`);
+    }
+  }
+
+  function finish(c, reason) { // reason null = ok
+    if (c.finished) return;
+    c.finished = true;
+    conns[c.k] = undefined;
+    finished++;
+    if (c.connected) open--;
+    if (reason === null) ok++;
+    else fail(reason);
+    if (c.socket) c.socket[CONN] = null;
+    c.socket?.destroy(); // we close once the response is complete
+    c.socket = null;
+  }
+
+  // Listeners shared by all sockets (`this` is the socket): no closures per connection.
+  function onConnect() {
+    const c = this[CONN];
+    if (!c) return;
+    const now = performance.now() - t0, took = now - c.openedAt;
+    c.connected = true;
+    connected++;
+    open++;
+    latency[took <= 1 ? 0 : Math.min(LATENCY_BOUNDS.length - 1, Math.ceil(Math.log2(took)))]++;
+    this.setNoDelay(true);
+    const ms = Math.max(0, Math.round(endAt(c.k) - now)); // the backend answers at the planned end
+    this.write(`GET ${cfg.path}${cfg.path.includes('?') ? '&' : '?'}ms=${ms} HTTP/1.1\r\nHost: ${cfg.hostHeader}\r\n\r\n`);
+  }
+  function onData(nread, buf) {
+    const c = this[CONN];
+    if (!c) return;
+    bytes += nread;
+    const complete = c.feed(buf, 0, nread);
+    if (c.error) finish(c, c.error);
+    else if (c.status > 200) finish(c, `status_${c.status}`); // no need to read its body
+    else if (complete) finish(c, null);
+  }
+  function onGone() { // 'end' or 'close' before the response was complete (unless it ends at EOF)
+    const c = this[CONN];
+    if (c) finish(c, c.eof() && c.status === 200 ? null : 'closed_early');
+  }
+  function onError(err) {
+    if (this[CONN]) finish(this[CONN], err.code || 'socket_error');
+  }
+
+  function openOne(k, now) {
+    const c = (conns[k] = new Conn(k, now));
+    opened++;
+    try {
+      c.socket = net.connect({ host: address, port: cfg.port, onread: { buffer: READ_BUFFER, callback: onData } });
+    } catch (err) {
+      return finish(c, err.code || 'connect_error');
+    }
+    c.socket[CONN] = c;
+    c.socket.on('connect', onConnect).on('end', onGone).on('error', onError).on('close', onGone);
+  }
+
+  function sample(now, final = false) {
+    const t = Math.floor(now / 1000), last = samples.at(-1);
+    if (!final && last && t <= last.t) return;
+    let mem;
+    try {
+      mem = process.memoryUsage();
+    } catch { // reads /proc: fails while out of file descriptors
+      mem = { rss: last?.rss_bytes ?? memory.rss_start, heapUsed: memory.heap_used_at_peak_open };
+    }
+    const s = { t, open, opened_total: opened, ok_total: ok, failed_total: failed, rss_bytes: mem.rss };
+    if (last && t <= last.t) samples[samples.length - 1] = s; // the end state replaces this second's sample
+    else samples.push(s);
+    memory.rss_peak = Math.max(memory.rss_peak, mem.rss);
+    if (open > peakOpen) { // the peak as sampled, so that memory at that moment goes with it
+      peakOpen = open;
+      memory.rss_at_peak_open = mem.rss;
+      memory.heap_used_at_peak_open = mem.heapUsed;
+    }
+    if (!final && t >= lastLog + 5) {
+      lastLog = t;
+      log(`holder ${cfg.index}/${cfg.replicas}: ${open} open, ${failed} failed, t=${t}s`);
+    }
+  }
+
+  function tick() {
+    const now = performance.now() - t0;
+    while (next < n && openAtMs(next, n, cfg.rampUp) <= now) openOne(next++, now);
+    for (; connectScan < next; connectScan++) {
+      const c = conns[connectScan];
+      if (c && !c.connected && c.openedAt + cfg.connectTimeout * 1000 > now) break;
+      if (c && !c.connected) finish(c, 'connect_timeout');
+    }
+    for (; endScan < next && endAt(endScan) + cfg.grace * 1000 <= now; endScan++) {
+      if (conns[endScan]) finish(conns[endScan], 'timeout');
+    }
+    sample(now);
+    if (finished === n || now >= hardDeadline) stop('timeout');
+  }
+
+  // Ends the run: whatever is left, open or never opened, fails with `reason`.
+  function stop(reason) {
+    if (!timer) return;
+    clearInterval(timer);
+    timer = undefined;
+    signal?.removeEventListener('abort', onAbort);
+    for (const c of conns) if (c) finish(c, reason);
+    if (next < n) fail(reason, n - next);
+    sample(performance.now() - t0, true);
+    resolveRun({
+      tool: 'holder', version: 1, testid: cfg.testid, index: cfg.index, replicas: cfg.replicas,
+      target: cfg.target, path: cfg.path, planned: n, started_at_ms: startedAt, ended_at_ms: Date.now(),
+      ramp_up: cfg.rampUp, hold: cfg.hold, ramp_down: cfg.rampDown, grace: cfg.grace, connect_timeout: cfg.connectTimeout,
+      opened, connected, ok, failed, failures, interrupted, peak_open: peakOpen,
+      hold_window: holdWindow(samples, cfg.rampUp + 1, cfg.rampUp + cfg.hold - 1),
+      latency_ms: { bounds: LATENCY_BOUNDS, counts: latency }, bytes_received: bytes, memory,
+      bytes_per_connection: peakOpen > 0 ? Math.round((memory.rss_at_peak_open - memory.rss_start) / peakOpen) : null,
+      nofile, samples,
+    });
+  }
+  function onAbort() {
+    interrupted = true;
+    stop('interrupted');
+  }
+
+  return new Promise((resolve) => {
+    resolveRun = resolve;
+    timer = setInterval(tick, 10);
+    if (signal?.aborted) onAbort();
+    else if (lookupError) stop(lookupError); // no address: every connection fails alike
+    else signal?.addEventListener('abort', onAbort);
+    if (timer) tick();
+  });
+}
+
+// Writes RESULTS_ROOT/LOADGEN_SUMMARY_DIR/holder-<index>.json; returns its path.
+export function writeSummary(summary, cfg) {
+  const dir = path.join(cfg.resultsRoot, cfg.summaryDir);
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `holder-${summary.index}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(summary)}\n`);
+  return file;
+}

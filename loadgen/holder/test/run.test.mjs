@@ -1,0 +1,179 @@
+// runHolder() end to end against real servers on 127.0.0.1 in this process:
+// the lab backend, a closed port, and raw servers that misbehave. Plus
+// holder.mjs as a process, stopped by SIGTERM.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as delay } from 'node:timers/promises';
+import { createBackend } from '../../../backend/app.mjs';
+import { loadConfig, runHolder, writeSummary } from '../lib.mjs';
+
+const HOLDER = fileURLToPath(new URL('../holder.mjs', import.meta.url));
+const quiet = { log: () => {}, warn: () => {} };
+const config = (port, env) => loadConfig({ TARGET: `http://127.0.0.1:${port}`, RAMP_UP: '0', HOLD: '0', RAMP_DOWN: '0', GRACE: '2', ...env });
+
+async function backend(t) {
+  const b = createBackend({ replica: 'test' });
+  const { port } = await b.listen(0, '127.0.0.1');
+  t.after(() => b.shutdown({ graceMs: 0 }));
+  return { b, port };
+}
+
+// A raw TCP server calling reply(socket, request) on each connection's first bytes.
+async function rawServer(t, reply) {
+  const server = net.createServer((s) => {
+    s.on('error', () => {});
+    s.once('data', (d) => reply(s, d.toString('latin1')));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const sockets = new Set();
+  server.on('connection', (s) => sockets.add(s));
+  t.after(() => { for (const s of sockets) s.destroy(); server.close(); });
+  return server.address().port;
+}
+
+test('200 connections held through ramp-up, hold and ramp-down, all ok', async (t) => {
+  const { b, port } = await backend(t);
+  const started = Date.now();
+  const s = await runHolder(config(port, { CONNECTIONS: '200', RAMP_UP: '1', HOLD: '2', RAMP_DOWN: '1' }), quiet);
+  const took = Date.now() - started;
+  assert.ok(took >= 3900 && took < 6000, `took ${took} ms`);
+  assert.deepEqual([s.planned, s.opened, s.connected, s.ok, s.failed, s.failures, s.interrupted], [200, 200, 200, 200, 0, {}, false]);
+  assert.deepEqual(s.hold_window, { from_t: 2, to_t: 2, min_open: 200, max_open: 200 });
+  assert.equal(s.peak_open, 200);
+  assert.equal(s.latency_ms.counts.reduce((a, c) => a + c, 0), 200);
+  assert.equal(s.latency_ms.bounds.length, s.latency_ms.counts.length);
+  assert.equal(s.bytes_received > 200 * 12, true);
+  assert.ok(s.memory.rss_peak >= s.memory.rss_start && s.bytes_per_connection !== null);
+  // One sample a second, ending with everything closed.
+  assert.deepEqual(s.samples.map((x) => x.t), [...Array(s.samples.length).keys()]);
+  assert.deepEqual(s.samples.at(-1), { ...s.samples.at(-1), open: 0, opened_total: 200, ok_total: 200, failed_total: 0 });
+  assert.equal(b.stats().connectionsTotal, 200); // one connection per request, keep-alive not reused
+  assert.deepEqual(Object.keys(s).slice(0, 7), ['tool', 'version', 'testid', 'index', 'replicas', 'target', 'path']);
+});
+
+test('this replica opens only its share; requests are keep-alive GETs with ?ms= to the planned end', async (t) => {
+  const requests = [];
+  const port = await rawServer(t, (sock, request) => {
+    requests.push(request);
+    sock.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n');
+  });
+  // 5 over 3 replicas: replica 2 has connections 1 and 4.
+  const cfg = config(port, { CONNECTIONS: '5', HOLDER_REPLICAS: '3', HOLDER_INDEX: '2', HOLD: '1', RAMP_DOWN: '1', HOLD_PATH: '/slow?a=b' });
+  const s = await runHolder(cfg, quiet);
+  assert.deepEqual([s.planned, s.ok, s.index, s.replicas], [2, 2, 2, 3]);
+  const ms = requests.map((r) => {
+    assert.match(r, /^GET \/slow\?a=b&ms=[0-9]+ HTTP\/1\.1\r\nHost: 127\.0\.0\.1:[0-9]+\r\n\r\n$/);
+    return +/ms=([0-9]+)/.exec(r)[1];
+  }).sort((a, b) => a - b);
+  assert.equal(ms.length, 2);
+  assert.ok(ms[0] > 900 && ms[0] <= 1000, `first ${ms[0]}`);
+  assert.ok(ms[1] > 1400 && ms[1] <= 1500, `second ${ms[1]}`); // ends at HOLD + RAMP_DOWN * 1/2
+});
+
+test('closed port: every connection fails with ECONNREFUSED', async () => {
+  const probe = net.createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address();
+  probe.close();
+  await once(probe, 'close');
+  const s = await runHolder(config(port, { CONNECTIONS: '20', HOLD: '5' }), quiet);
+  assert.deepEqual([s.ok, s.failed, s.connected, s.failures], [0, 20, 0, { ECONNREFUSED: 20 }]);
+  assert.equal(s.bytes_per_connection, null);
+});
+
+test('a server that does not accept: connect_timeout after CONNECT_TIMEOUT', async (t) => {
+  // A process listening with a backlog of 1 that then blocks: once its accept
+  // queue is full, the kernel drops further SYNs and connect() just waits.
+  const code = `const s = require('net').createServer().listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
+    process.stdout.write(s.address().port + '\\n');
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 4000);
+    process.exit(0);
+  });`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => child.kill());
+  const [line] = await once(child.stdout, 'data');
+  const s = await runHolder(config(+line, { CONNECTIONS: '8', CONNECT_TIMEOUT: '0.5', HOLD: '0.5', GRACE: '0.5' }), quiet);
+  assert.ok(s.failures.connect_timeout >= 4, JSON.stringify(s.failures));
+  assert.equal(s.failed, 8);
+  assert.equal(s.connected + s.failures.connect_timeout, 8);
+});
+
+test('unresolvable target: every connection fails with the lookup error, at once', async () => {
+  const cfg = loadConfig({ TARGET: 'http://no-such-host.invalid:8080', CONNECTIONS: '7', RAMP_UP: '5' });
+  const started = Date.now();
+  const s = await runHolder(cfg, quiet);
+  assert.ok(Date.now() - started < 3000);
+  assert.deepEqual([s.opened, s.failed, Object.values(s.failures)], [0, 7, [7]]);
+  assert.match(Object.keys(s.failures)[0], /^(ENOTFOUND|EAI_AGAIN)$/);
+});
+
+test('server closing before the full response: closed_early', async (t) => {
+  const port = await rawServer(t, (sock) => sock.end('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort'));
+  const s = await runHolder(config(port, { CONNECTIONS: '5', HOLD: '5' }), quiet);
+  assert.deepEqual([s.ok, s.failed, s.failures], [0, 5, { closed_early: 5 }]);
+});
+
+test('chunked 200 is ok, other statuses fail as status_NNN, garbage as bad_response', async (t) => {
+  const chunked = await rawServer(t, (sock) => {
+    sock.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\npo');
+    setTimeout(() => sock.write('ng\r\n0\r\n\r\n'), 50); // complete: the client closes, not us
+  });
+  assert.deepEqual((await runHolder(config(chunked, { CONNECTIONS: '3' }), quiet)).failures, {});
+  const { port } = await backend(t);
+  const s = await runHolder(config(port, { CONNECTIONS: '3', HOLD_PATH: '/nope' }), quiet);
+  assert.deepEqual([s.ok, s.failures], [0, { status_404: 3 }]);
+  const junk = await rawServer(t, (sock) => sock.write('SSH-2.0-x\r\n\r\n'));
+  assert.deepEqual((await runHolder(config(junk, { CONNECTIONS: '2' }), quiet)).failures, { bad_response: 2 });
+});
+
+test('no response by planned end + GRACE: timeout; abort: interrupted', async (t) => {
+  const port = await rawServer(t, () => {}); // reads the request, never answers
+  const started = Date.now();
+  const s = await runHolder(config(port, { CONNECTIONS: '4', HOLD: '0.2', GRACE: '0.3' }), quiet);
+  assert.ok(Date.now() - started < 1500);
+  assert.deepEqual([s.connected, s.failures, s.interrupted], [4, { timeout: 4 }, false]);
+
+  const stop = new AbortController();
+  setTimeout(() => stop.abort(), 300);
+  const i = await runHolder(config(port, { CONNECTIONS: '6', RAMP_UP: '1', HOLD: '30' }), { ...quiet, signal: stop.signal });
+  assert.equal(i.interrupted, true);
+  assert.equal(i.opened < 6, true); // some were not even opened yet, and count too
+  assert.deepEqual([i.planned, i.failed, i.failures], [6, 6, { interrupted: 6 }]);
+});
+
+test('holder.mjs: SIGTERM stops it, writes the summary, exits 130', async (t) => {
+  const { b, port } = await backend(t);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'holder-'));
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const child = spawn(process.execPath, [HOLDER], {
+    env: { PATH: process.env.PATH, TARGET: `http://127.0.0.1:${port}`, CONNECTIONS: '5', RAMP_UP: '0', HOLD: '30',
+      LOADGEN_SUMMARY_DIR: 'run/step', RESULTS_ROOT: root, TESTID: 't1', HOLDER_REPLICAS: '2', HOLDER_INDEX: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  for (let i = 0; b.stats().inFlight < 3 && i < 100; i++) await delay(20);
+  assert.equal(b.stats().inFlight, 3); // 5 over 2 replicas: this one holds 3
+  child.kill('SIGTERM');
+  const [code] = await once(child, 'exit');
+  assert.equal(code, 130);
+  assert.match(out, /^holder 1\/2: testid t1, 5 connections in all to http:\/\/127\.0\.0\.1:[0-9]+\/slow/);
+  const s = JSON.parse(fs.readFileSync(path.join(root, 'run/step/holder-1.json'), 'utf8'));
+  assert.deepEqual([s.testid, s.index, s.replicas, s.planned, s.interrupted, s.failures], ['t1', 1, 2, 3, true, { interrupted: 3 }]);
+});
+
+test('writeSummary creates the folder', (t) => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'holder-'));
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const file = writeSummary({ index: 3, ok: 1 }, { resultsRoot: root, summaryDir: 'a/b' });
+  assert.equal(file, path.join(root, 'a/b/holder-3.json'));
+  assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { index: 3, ok: 1 });
+});

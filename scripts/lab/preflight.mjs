@@ -1,0 +1,160 @@
+// Preflight for the connection-scale scenarios: from the limits the runner
+// read off the running lab (scripts/scenario.sh collect_limits), how many
+// concurrent end-to-end connections (client → HAProxy → backend) each limit
+// allows, which one binds first, and how to size each level (holder and
+// backend replicas, HAProxy maxconn) so that no single limit is hit by
+// surprise. A target that cannot fit is refused before anything starts.
+
+// File descriptors HAProxy keeps besides its connections (listeners, runtime
+// sockets, resolvers, health checks, master pipes), with room to spare:
+// HAProxy itself asks for 2 × maxconn + a few dozen.
+export const HAPROXY_SPARE_FDS = 100;
+// maxconn above the held connections: health checks, stats and metrics
+// requests. HAProxy refuses a maxconn its nofile cannot hold ("Cannot raise
+// FD limit to 20153, limit is 20000" for maxconn 10050), so the cap counts it.
+export const MAXCONN_MARGIN = 50;
+// Per holder/backend process: stdio, listener, DNS, scrapes.
+export const PROCESS_SPARE_FDS = 64;
+export const MAX_REPLICAS = 64;
+// Only this share of a memory figure is planned for: the rest is headroom.
+export const MEMORY_SHARE = 0.8;
+// Bytes per held end-to-end connection (process plus kernel socket memory,
+// as the container's cgroup counts it), measured by the connections scenario
+// on the lab machine (README, "Connections on one box"); the report prints
+// each run's own figures.
+export const BYTES_PER_CONNECTION = { haproxy: 12000, backend: 8200, holder: 4000 };
+
+const floor = (x) => (Number.isFinite(x) ? Math.max(0, Math.floor(x)) : Infinity);
+
+// portsPerPair LIMITS: ephemeral ports one source IP can use toward one IP:port.
+export function portsPerPair(limits) {
+  const [lo, hi] = limits.port_range ?? [32768, 60999];
+  return hi - lo + 1;
+}
+
+// Connections one holder (client) or backend replica can carry.
+export function perReplica(limits, role) {
+  const nofile = limits[`${role}_nofile`];
+  const memory = limits[`${role}_memory_bytes`];
+  return Math.min(
+    floor(nofile - PROCESS_SPARE_FDS),
+    portsPerPair(limits),
+    memory ? floor((memory * MEMORY_SHARE) / BYTES_PER_CONNECTION[role]) : Infinity,
+  );
+}
+
+// capsOf LIMITS: every limit with the connection count it allows, the
+// message a user would see when it runs out, and how to raise it.
+export function capsOf(limits) {
+  const ports = portsPerPair(limits);
+  const total = BYTES_PER_CONNECTION.haproxy + BYTES_PER_CONNECTION.backend + BYTES_PER_CONNECTION.holder;
+  const caps = [
+    {
+      limit: 'HAProxy open files (nofile)', value: limits.haproxy_nofile,
+      allows: floor((limits.haproxy_nofile - HAPROXY_SPARE_FDS) / 2 - MAXCONN_MARGIN),
+      symptom: 'HAProxy refuses the config: "Cannot raise FD limit to 2 × maxconn + N, limit is <nofile>"',
+      raise: 'raise HAPROXY_NOFILE in .env; the Docker daemon\'s own nofile (LimitNOFILE) and fs.nr_open cap it',
+    },
+    {
+      limit: 'kernel fs.nr_open (largest nofile)', value: limits.nr_open,
+      allows: floor((limits.nr_open - HAPROXY_SPARE_FDS) / 2 - MAXCONN_MARGIN),
+      symptom: 'the container does not start: "ulimit: operation not permitted"',
+      raise: 'sysctl -w fs.nr_open=N on the Docker host',
+    },
+    {
+      limit: `holder replicas × per replica (nofile ${limits.holder_nofile}, ${ports} ports per IP)`,
+      value: MAX_REPLICAS, allows: MAX_REPLICAS * perReplica(limits, 'holder'),
+      symptom: 'holder: "out of local ports" (EADDRNOTAVAIL) or "out of file descriptors" (EMFILE)',
+      raise: 'raise NOFILE in .env or the ephemeral port range (client sysctls in compose.yaml)',
+    },
+    {
+      limit: `backend replicas × per replica (nofile ${limits.backend_nofile}, ${ports} ports from HAProxy)`,
+      value: MAX_REPLICAS, allows: MAX_REPLICAS * perReplica(limits, 'backend'),
+      symptom: 'HAProxy logs connection errors (SC) and answers 503',
+      raise: 'raise NOFILE / BACKEND_MEMORY in .env',
+    },
+    {
+      limit: 'conntrack table (nf_conntrack_max, 2 entries per connection)',
+      value: limits.conntrack_max,
+      allows: limits.bridge_tracked ? floor((limits.conntrack_max - (limits.conntrack_count ?? 0)) / 2) : Infinity,
+      symptom: 'kernel: "nf_conntrack: table full, dropping packet"; new connections time out',
+      raise: 'sysctl -w net.netfilter.nf_conntrack_max=N on the Docker host',
+    },
+    {
+      limit: `free memory (${Math.round(total / 1000)} KB per connection, all sides)`,
+      value: limits.mem_available_bytes,
+      allows: floor((limits.mem_available_bytes * MEMORY_SHARE) / total),
+      symptom: 'the kernel OOM killer ends the biggest process (dmesg: "Out of memory: Killed process")',
+      raise: 'more RAM, or Docker Desktop: Settings → Resources → Memory',
+    },
+    {
+      limit: 'HAProxy memory limit (HAPROXY_MEMORY)', value: limits.haproxy_memory_bytes,
+      allows: limits.haproxy_memory_bytes ? floor((limits.haproxy_memory_bytes * MEMORY_SHARE) / BYTES_PER_CONNECTION.haproxy) : Infinity,
+      symptom: 'HAProxy is OOM-killed: every connection drops to 0 (scripts/scenario.sh oom)',
+      raise: 'raise HAPROXY_MEMORY in .env',
+    },
+  ];
+  return caps;
+}
+
+// preflight TARGET LIMITS → {target, largest, binding, fits, caps}.
+// TARGET "max" means the largest count that fits.
+export function preflight(target, limits) {
+  const caps = capsOf(limits);
+  const binding = caps.reduce((a, b) => (b.allows < a.allows ? b : a));
+  const largest = binding.allows;
+  const wanted = target === 'max' ? largest : target;
+  return { target: wanted, largest, binding, fits: wanted <= largest && wanted > 0, caps };
+}
+
+// refusal PREFLIGHT: the one line for a target that does not fit.
+export function refusal(p) {
+  const b = p.binding;
+  return `${p.target} concurrent connections do not fit here: ${b.limit} = ${b.value} allows at most ${p.largest} ` +
+    `(${b.raise}); try --target ${p.largest} or --target max`;
+}
+
+// sizeLevels TARGET FRACTIONS LIMITS SECONDS → one sizing per level: the
+// connections, the holder and backend replicas that keep every process and IP
+// pair under its limit, and the HAProxy settings (maxconn, timeouts longer
+// than the hold, enough server-template slots).
+export function sizeLevels(target, fractions, limits, holdSeconds) {
+  const holder = perReplica(limits, 'holder');
+  const backend = perReplica(limits, 'backend');
+  const timeout = `${Math.ceil(holdSeconds) + 60}s`;
+  return fractions.map((fraction) => {
+    const connections = Math.max(1, Math.round(target * fraction));
+    const replicas = Math.max(1, Math.ceil(connections / holder));
+    const backends = Math.max(1, Math.ceil(connections / backend));
+    const maxconn = String(connections + MAXCONN_MARGIN);
+    return {
+      connections,
+      replicas,
+      backends: { 'backend-slow': backends },
+      env: { CONNECTIONS: String(connections), HOLDER_REPLICAS: String(replicas) },
+      haproxy: {
+        global: { maxconn },
+        defaults: { maxconn, 'timeout client': timeout, 'timeout server': timeout },
+        'backend be_slow': { 'server-template slow': `${Math.max(10, backends)} backend-slow:8080` },
+      },
+    };
+  });
+}
+
+const human = (v) => (v === Infinity ? 'no limit' : v === undefined || v === null ? '-' : String(v));
+const GIB = 1024 ** 3;
+// Memory figures read better in GiB.
+const shownValue = (c) => (/memory/.test(c.limit) && c.value > 0 ? `${(c.value / GIB).toFixed(1)} GiB` : human(c.value));
+
+// formatPreflight PREFLIGHT → the table printed before a run.
+export function formatPreflight(p) {
+  const rows = p.caps.map((c) => [c.limit, shownValue(c), human(c.allows), c === p.binding ? '← binds first' : '']);
+  const w = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length), ['limit', 'value', 'allows'][i].length));
+  const line = (r) => `  ${r[0].padEnd(w[0])}  ${r[1].padStart(w[1])}  ${r[2].padStart(w[2])}  ${r[3]}`.trimEnd();
+  return [
+    `preflight: target ${p.target} concurrent connections, largest that fits here ${p.largest}`,
+    line(['limit', 'value', 'allows', '']),
+    ...rows.map(line),
+    `  first to run out: ${p.binding.limit}; a user sees: ${p.binding.symptom}; to raise it: ${p.binding.raise}`,
+  ].join('\n');
+}

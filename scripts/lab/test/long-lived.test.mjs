@@ -1,0 +1,161 @@
+// report.mjs on long-lived and held-connection steps: samples on both sides
+// of HAProxy, its log's termination states, memory per connection, the
+// tipping point and the "±N%of:" / "A..B" expectations.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildReport, parseMemory, parseSamples, parseTerminations, readRun } from '../report.mjs';
+import { renderChart } from '../chart.mjs';
+
+const tmpDirs = [];
+after(() => tmpDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+function k6({ count, failed = 0, ms = 10000, avg = 500, p99 = 900, dropped = 0 }) {
+  return {
+    metrics: {
+      http_reqs: { values: { count } },
+      http_req_failed: { values: { passes: failed } },
+      http_req_duration: { values: { avg, med: avg, 'p(95)': p99, 'p(99)': p99 } },
+      ...(dropped ? { dropped_iterations: { values: { count: dropped } } } : {}),
+    },
+    state: { testRunDurationMs: ms },
+  };
+}
+
+function holder(index, { planned, ok, failed = 0, start = 1000, minOpen = planned, failures = {} }) {
+  return {
+    tool: 'holder', version: 1, index, replicas: 2, planned, opened: planned, connected: planned, ok, failed, failures,
+    started_at_ms: start, ended_at_ms: start + 20000, ramp_up: 2, hold: 10, ramp_down: 2,
+    peak_open: minOpen, hold_window: { from_t: 3, to_t: 11, min_open: minOpen, max_open: minOpen },
+    memory: { rss_start: 50e6, rss_peak: 50e6 + minOpen * 2500, rss_at_peak_open: 50e6 + minOpen * 2500, heap_used_at_peak_open: 1 },
+    bytes_per_connection: 2500,
+    samples: Array.from({ length: 15 }, (_, t) => ({ t, open: t >= 2 && t <= 12 ? minOpen : 0, opened_total: planned, ok_total: 0, failed_total: 0, rss_bytes: 50e6 })),
+  };
+}
+
+function run(steps, files, extra = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-long-'));
+  tmpDirs.push(dir);
+  const plan = {
+    scenario: 's', description: 'd', x: { label: 'x' }, columns: ['plateau_conns'], options: {}, steps, ...extra,
+  };
+  fs.writeFileSync(path.join(dir, 'plan.json'), JSON.stringify(plan));
+  for (const [stepDir, content] of Object.entries(files)) {
+    fs.mkdirSync(path.join(dir, stepDir), { recursive: true });
+    for (const [name, text] of Object.entries(content)) {
+      fs.writeFileSync(path.join(dir, stepDir, name), typeof text === 'string' ? text : JSON.stringify(text));
+    }
+  }
+  return buildReport(readRun(dir));
+}
+
+const step = (id, extra = {}) => ({
+  id, dir: `steps/${id}`, label: id, x: id, load: { seconds: 10, env: { RATE: '100' } }, model: {}, expect: {}, published: {}, ...extra,
+});
+
+const LOG = [
+  '172.22.0.7:1 [22/Nov/2026:04:48:48.927] fe_main be_slow/slow1 0/0/0/0/2001 200 170 - - SD-- 93/93/92/92/0 0/0 "GET /ping HTTP/1.1"',
+  '172.22.0.7:2 [22/Nov/2026:04:48:48.967] fe_main be_slow/slow1 0/0/0/-1/2002 -1 0 - - SD-- 92/92/91/91/0 0/0 "GET /ping HTTP/1.1"',
+  '172.22.0.7:3 [22/Nov/2026:04:48:48.967] fe_main be_slow/slow1 0/0/0/0/90 200 170 - - CD-- 92/92/91/91/0 0/0 "GET /ping HTTP/1.1"',
+  'some other line',
+].join('\n');
+
+describe('parsers', () => {
+  test('termination states by who and when: the article\'s SD line counts', () => {
+    assert.deepEqual(parseTerminations(LOG), { SD: 2, CD: 1 });
+    assert.deepEqual(parseTerminations(''), {});
+    assert.equal(parseTerminations(null), null);
+  });
+
+  test('docker stats memory in bytes, units of either kind', () => {
+    assert.deepEqual(parseMemory('a-haproxy-1 2.08% 20.5MiB / 2GiB\nb 0.1% 1.5GiB / 4GiB\nc 1% 800kB / 1GB\nbad line\n'),
+      { 'a-haproxy-1': 20.5 * 1024 ** 2, b: 1.5 * 1024 ** 3, c: 800e3 });
+  });
+
+  test('samples: "-" is no answer, the header is skipped', () => {
+    assert.deepEqual(parseSamples('t haproxy_conns backend_conns\n0 5 4\n2 - -\n'),
+      [{ t: 0, haproxy: 5, backend: 4 }, { t: 2, haproxy: null, backend: null }]);
+  });
+});
+
+describe('long-lived steps', () => {
+  const samples = 't haproxy_conns backend_conns\n0 10 9\n2 60 58\n5 98 97\n6 101 100\n8 103 99\n9 99 101\n10 100 100\n12 3 2\n';
+
+  test('plateau = median of the second half; Little\'s law uses the offered RATE', () => {
+    const r = run([step('a', { expect: { plateau_conns: '±5%of:littles_conns', mean_ms: '±10%of:half', failure_pct: '0..1' }, model: { half: 500 } })],
+      { 'steps/a': { 'loadgen-1.json': k6({ count: 900, avg: 1010 }), 'samples.txt': samples, 'haproxy-log.txt': LOG } });
+    const m = r.rows[0].measured;
+    assert.equal(m.plateau_conns, 100);
+    assert.equal(m.backend_plateau, 100);
+    assert.equal(m.haproxy_conns_peak, 103);
+    assert.equal(m.littles_conns, 101); // 100/s × 1.01 s, not 90/s completed
+    assert.equal(m.sd_aborts, 2);
+    assert.equal(m.cd_aborts, 1);
+    assert.equal(r.rows[0].verdict.startsWith('FAIL'), true); // mean 1010 vs model 500
+    assert.match(r.rows[0].verdicts.mean_ms.text, /vs half 500/);
+    assert.equal(r.rows[0].verdicts.plateau_conns.ok, true);
+    assert.equal(r.rows[0].verdicts.failure_pct.ok, true);
+  });
+
+  test('a range verdict fails outside it, with the bounds in the text', () => {
+    const r = run([step('a', { expect: { failure_pct: '35..65' } })], { 'steps/a': { 'loadgen-1.json': k6({ count: 100, failed: 20 }) } });
+    assert.equal(r.rows[0].verdicts.failure_pct.ok, false);
+    assert.match(r.rows[0].verdicts.failure_pct.text, /20\.0, expected 35 to 65/);
+  });
+
+  test('tipping point: first step past factor × the flat region, or with drops; chart of p99 against the rate', () => {
+    const rates = [[100, 5], [200, 6], [400, 8], [800, 40], [1600, 400]];
+    const steps = rates.map(([rate]) => step(`r${rate}`, { load: { seconds: 10, env: { RATE: String(rate) } } }));
+    const files = Object.fromEntries(rates.map(([rate, p99]) => [`steps/r${rate}`, { 'loadgen-1.json': k6({ count: rate * 10, p99 }) }]));
+    const readings = [{ kind: 'tipping_point', metric: 'p99_ms', factor: 5, article: '31.5k' }];
+    const chart = { y: 'p99_ms', y_label: 'p99 latency ms', y2: 'dropped', y2_label: 'dropped requests' };
+    const r = run(steps, files, { readings, chart });
+    assert.equal(r.ok, true);
+    assert.equal(r.tipping_point.below, 400);
+    assert.equal(r.tipping_point.above, 800);
+    assert.match(r.readings.join('\n'), /tipping point: between 400\.0 and 800\.0 requests\/sec .*article: 31\.5k/);
+    assert.match(renderChart(r), /p99 latency ms measured/);
+    // Flat all the way: no tipping point is a failed run, saying what to do.
+    const flat = run(steps.slice(0, 3), files, { readings });
+    assert.equal(flat.ok, false);
+    assert.match(flat.readings.join('\n'), /none up to 400\.0 requests\/sec.*step the rate higher/);
+    // Drops mark it too, even with a flat latency.
+    const dropFiles = { ...files, 'steps/r400': { 'loadgen-1.json': k6({ count: 4000, p99: 7, dropped: 400 }) } };
+    assert.equal(run(steps.slice(0, 3), dropFiles, { readings }).tipping_point.above, 400);
+  });
+});
+
+describe('held connections', () => {
+  test('replicas merged; bytes per connection from container memory growth; OOM named', () => {
+    const s = step('level', { connections: 1000, load: { seconds: 14, env: {} }, expect: { client_held: '±0%of:connections', failed: '==0' } });
+    const r = run([s], {
+      'steps/level': {
+        'holder-1.json': holder(1, { planned: 500, ok: 500 }),
+        'holder-2.json': holder(2, { planned: 500, ok: 500, start: 1400 }),
+        'memory-before.txt': 'p-haproxy-1 1% 20MiB / 2GiB\np-backend-slow-1 1% 40MiB / 512MiB\n',
+        'cpu.txt': 'p-haproxy-1 5% 30MiB / 2GiB\np-backend-slow-1 3% 48MiB / 512MiB\np-holder-1 1% 60MiB / 1GiB\n',
+        'samples.txt': 't haproxy_conns backend_conns\n7 1000 1000\n',
+        'step.json': { haproxy_state: 'oom_killed=true status=exited exit=137' },
+      },
+    }, { readings: [{ kind: 'memory' }] });
+    const m = r.rows[0].measured;
+    assert.equal(m.requests, 1000);
+    assert.equal(m.client_held, 1000);
+    assert.equal(m.connections, 1000);
+    assert.equal(m.bytes_haproxy, (10 * 1024 ** 2) / 1000);
+    assert.equal(m.bytes_backend, (8 * 1024 ** 2) / 1000);
+    assert.equal(m.bytes_holder, 2500);
+    assert.equal(m.oom_killed, 1);
+    assert.equal(r.rows[0].verdict, 'pass');
+    assert.match(r.readings.join('\n'), /1000 held, bytes per connection HAProxy 10\.5 KB, backend 8\.4 KB, client 2\.5 KB; HAProxy was OOM-killed/);
+  });
+
+  test('failures by reason reach the row', () => {
+    const s = step('level', { connections: 10, expect: { failed: '==0' } });
+    const r = run([s], { 'steps/level': { 'holder-1.json': holder(1, { planned: 10, ok: 7, failed: 3, minOpen: 7, failures: { ECONNRESET: 3 } }) } });
+    assert.deepEqual(r.rows[0].failures, { ECONNRESET: 3 });
+    assert.match(r.rows[0].verdict, /^FAIL \(failed 3, expected == 0\)/);
+  });
+});

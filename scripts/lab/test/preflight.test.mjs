@@ -1,0 +1,83 @@
+// Preflight arithmetic: what each limit allows, which binds first, the
+// refusal, and the sizing of each level (replicas, maxconn, timeouts).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  BYTES_PER_CONNECTION, HAPROXY_SPARE_FDS, MAXCONN_MARGIN, MAX_REPLICAS, PROCESS_SPARE_FDS,
+  capsOf, formatPreflight, perReplica, portsPerPair, preflight, refusal, sizeLevels,
+} from '../preflight.mjs';
+
+// This machine: dockerd's hard nofile 20000 caps every container.
+const here = {
+  haproxy_nofile: 20000, backend_nofile: 20000, holder_nofile: 20000, port_range: [1024, 65535], nr_open: 1048576,
+  conntrack_max: 262144, conntrack_count: 1000, bridge_tracked: true, mem_available_bytes: 24e9,
+  haproxy_memory_bytes: 2 * 1024 ** 3, backend_memory_bytes: 512 * 1024 ** 2, holder_memory_bytes: 1024 ** 3,
+};
+// A tuned Linux host: 4M files per container, defaults elsewhere.
+const tuned = { ...here, haproxy_nofile: 4194304, backend_nofile: 1048576, holder_nofile: 1048576, nr_open: 4194304, mem_available_bytes: 256e9, haproxy_memory_bytes: 64 * 1024 ** 3 };
+
+test('HAProxy needs 2 fds per connection plus spares: nofile 20000 allows 9900', () => {
+  const p = preflight(500000, here);
+  assert.equal(p.largest, (20000 - HAPROXY_SPARE_FDS) / 2 - MAXCONN_MARGIN);
+  // HAProxy 3.2 asked for 2 × maxconn + 53 files with the lab's config: the margin covers it.
+  assert.ok(2 * (p.largest + MAXCONN_MARGIN) + 53 <= 20000);
+  assert.equal(p.binding.limit, 'HAProxy open files (nofile)');
+  assert.equal(p.fits, false);
+  assert.equal(refusal(p), '500000 concurrent connections do not fit here: HAProxy open files (nofile) = 20000 allows at most 9900 '
+    + '(raise HAPROXY_NOFILE in .env; the Docker daemon\'s own nofile (LimitNOFILE) and fs.nr_open cap it); try --target 9900 or --target max');
+  assert.equal(preflight('max', here).target, 9900);
+  assert.equal(preflight('max', here).fits, true);
+  assert.equal(preflight(9901, here).fits, false);
+});
+
+test('conntrack binds next once nofile is raised: 2 entries per end-to-end connection', () => {
+  const p = preflight(500000, tuned);
+  assert.equal(p.binding.limit, 'conntrack table (nf_conntrack_max, 2 entries per connection)');
+  assert.equal(p.largest, Math.floor((262144 - 1000) / 2));
+  assert.match(refusal(p), /sysctl -w net\.netfilter\.nf_conntrack_max=N/);
+  // Bridged traffic not tracked: conntrack is no limit, HAProxy's 4M files bind.
+  const untracked = preflight(500000, { ...tuned, bridge_tracked: false });
+  assert.equal(untracked.binding.limit, 'HAProxy open files (nofile)');
+  assert.equal(untracked.largest, (4194304 - HAPROXY_SPARE_FDS) / 2 - MAXCONN_MARGIN);
+  assert.equal(untracked.fits, true);
+  // Little memory: memory binds, at 80% of it over every side's bytes per connection.
+  const small = preflight(500000, { ...tuned, bridge_tracked: false, mem_available_bytes: 4e9 });
+  const total = BYTES_PER_CONNECTION.haproxy + BYTES_PER_CONNECTION.backend + BYTES_PER_CONNECTION.holder;
+  assert.equal(small.binding.limit.startsWith('free memory'), true);
+  assert.equal(small.largest, Math.floor((4e9 * 0.8) / total));
+});
+
+test('per replica: the smaller of nofile, the port range and the memory limit', () => {
+  assert.equal(portsPerPair({ port_range: [32768, 60999] }), 28232);
+  assert.equal(perReplica(here, 'holder'), 20000 - PROCESS_SPARE_FDS);
+  assert.equal(perReplica({ ...tuned, port_range: [32768, 60999] }, 'holder'), 28232);
+  assert.equal(perReplica({ ...tuned, backend_memory_bytes: 100e6 }, 'backend'), Math.floor((100e6 * 0.8) / BYTES_PER_CONNECTION.backend));
+  const caps = capsOf({ ...tuned, port_range: [32768, 60999] });
+  assert.equal(caps.find((c) => c.limit.startsWith('holder replicas')).allows, MAX_REPLICAS * 28232);
+});
+
+test('levels: replicas so no IP pair runs out of ports, maxconn and timeouts above the hold', () => {
+  const limits = { ...tuned, port_range: [32768, 60999] };
+  const [small, big] = sizeLevels(100000, [0.1, 1], limits, 120);
+  assert.equal(small.connections, 10000);
+  assert.equal(small.replicas, 1);
+  assert.deepEqual(small.backends, { 'backend-slow': 1 });
+  assert.equal(big.connections, 100000);
+  assert.equal(big.replicas, 4); // 100000 / 28232 ports per client IP
+  assert.deepEqual(big.backends, { 'backend-slow': 4 });
+  assert.equal(big.env.CONNECTIONS, '100000');
+  assert.equal(big.env.HOLDER_REPLICAS, '4');
+  assert.equal(big.haproxy.global.maxconn, '100050');
+  assert.equal(big.haproxy.defaults['timeout server'], '180s');
+  assert.equal(big.haproxy['backend be_slow']['server-template slow'], '10 backend-slow:8080');
+  const huge = sizeLevels(1000000, [1], { ...limits, haproxy_nofile: 4194304 }, 60)[0];
+  assert.equal(huge.haproxy['backend be_slow']['server-template slow'], '36 backend-slow:8080');
+});
+
+test('the printed table names every limit and the one that binds', () => {
+  const text = formatPreflight(preflight(500000, here));
+  assert.match(text, /^preflight: target 500000 concurrent connections, largest that fits here 9900/);
+  assert.match(text, /HAProxy open files \(nofile\)\s+20000\s+9900\s+← binds first/);
+  assert.match(text, /free memory .*22\.4 GiB/);
+  assert.match(text, /first to run out: HAProxy open files \(nofile\); a user sees: HAProxy refuses the config: "Cannot raise FD limit/);
+});
