@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # Usage: scripts/scenario.sh list
 #        scripts/scenario.sh SCENARIO [--quick] [--duration S] [--replicas N] [--repeat N]
+#        scripts/scenario.sh client-timeout --article         (the article's own values)
+#        scripts/scenario.sh connections [--target N|max]     (preflight first)
 #        scripts/scenario.sh SCENARIO --help
 #
 # Reruns a published HAProxy experiment on the running lab (docker compose up
 # -d --wait) and prints the measured table beside the published one. For each
-# step: render the HAProxy config, check it (haproxy -c) inside the running
-# container, swap it in with a hitless reload, wait until HAProxy reports it,
-# run the k6 load, collect the client view (k6 summaries) and the server view
-# (show info / show stat, listen overflows, CPU). Results go to
-# results/SCENARIO/<UTC timestamp>/ and are never overwritten. On the end, an
-# error or Ctrl-C, HAProxy goes back to haproxy/haproxy.cfg, load generators
-# stop and backends return to their scale; partial results stay, marked INCOMPLETE.
+# step: set the services' environment if the step changes it, render the
+# HAProxy config, check it (haproxy -c) inside the running container, swap it
+# in with a hitless reload, wait until HAProxy reports it, run the load (k6, or
+# the connection holder), sample HAProxy's connections on both sides, collect
+# the client view (merged summaries) and the server view (show info / show
+# stat, listen overflows, CPU and memory per container, HAProxy's log).
+# Connection scenarios first check the target against the machine's limits and
+# refuse what cannot fit. Results go to results/SCENARIO/<UTC timestamp>/ and
+# are never overwritten. On the end, an error or Ctrl-C, HAProxy goes back to
+# haproxy/haproxy.cfg, services to their settings, load generators stop and
+# backends return to their scale; partial results stay, marked INCOMPLETE.
 # Exit: 0 done and every verdict passed, 3 a verdict failed, 130 interrupted,
-# 1-2 bad input or a broken lab (one line on stderr).
+# 1-2 bad input, a refused target or a broken lab (one line on stderr).
 set -euo pipefail
 
 PROG="scenario"
@@ -172,23 +178,10 @@ use_compose_env() {
   fi
 }
 
-# stats_of_all FILE: CPU and memory of every container of the lab (docker stats).
-stats_of_all() {
-  # shellcheck disable=SC2046 # one container id per word
-  docker stats --no-stream --format '{{.Name}} {{.CPUPerc}} {{.MemUsage}}' \
-    $(compose --profile load --profile hold ps -q) >"$1" 2>/dev/null || true
-}
-
-# sample FILE T: one line "t haproxy_conns backend_conns" while the load runs:
-# HAProxy's CurrConns (client side), and its established connections to the
-# backends' port 8080 from its own /proc/net/tcp (server side). "-": no answer.
+# sample FILE T: "t haproxy_conns backend_conns" while the load runs.
 sample() {
   local line
-  # shellcheck disable=SC2016 # expanded by the container's bash and awk
-  line=$(compose exec -T haproxy bash -c '
-    exec 3<>/dev/tcp/127.0.0.1/9999 && echo "show info" >&3 && conns=$(sed -n "s/^CurrConns: //p" <&3)
-    awk -v conns="${conns:--}" "\$4 == \"01\" { split(\$3, r, \":\"); if (r[2] == \"1F90\") n++ } END { print conns, n + 0 }" /proc/net/tcp /proc/net/tcp6' 2>/dev/null) \
-    || line="- -"
+  line=$(haproxy_conns_both_sides 2>/dev/null) || line="- -"
   echo "$2 ${line}" >>"$1"
   current_conns="${line%% *}"
 }
@@ -206,7 +199,7 @@ run_step() {
   apply_config "${run_dir}/${config}" "${scenario}/${id}"
   scale "${backends}"
   netstat_of_haproxy >"${out}/netstat-before.txt"
-  stats_of_all "${out}/memory-before.txt"
+  container_stats "${out}/memory-before.txt"
   start_ms=$(($(date +%s%N) / 1000000))
   since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   annotate "${scenario} step ${index}/${total}: ${label}" "\"haproxy-lab\",\"${scenario}\",\"${id}\""
@@ -227,7 +220,7 @@ run_step() {
     # One sample of every container's CPU and memory, once the load has
     # settled (or mid-hold): cpu.txt, with HAProxy's own view beside it.
     if [[ ! -s "${out}/cpu.txt" ]] && ((SECONDS - started >= sample_at)); then
-      stats_of_all "${out}/cpu.txt"
+      container_stats "${out}/cpu.txt"
       haproxy_cli "show info" >"${out}/haproxy-info-peak.txt" 2>/dev/null || true
     fi
     sleep 1

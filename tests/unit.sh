@@ -62,7 +62,7 @@ test_unit_scenario_bad_input_is_one_clear_error() {
   assert_fails_with '^scenario: unknown option "--fast"' scripts/scenario.sh maxconn-sweep --fast
   assert_fails_with '^scenario: --duration needs a whole number from 1 to 3600 \(got "ten"\)$' \
     scripts/scenario.sh maxconn-sweep --duration ten
-  assert_fails_with '^scenario: --replicas needs a whole number from 1 to 32 \(got "0"\)$' \
+  assert_fails_with '^scenario: --replicas needs a whole number from 1 to 64 \(got "0"\)$' \
     scripts/scenario.sh maxconn-sweep --replicas 0
   assert_fails_with "^scenario: the lab is not running \(no haproxy\): start it with 'docker compose up -d --wait'$" \
     env COMPOSE_PROJECT_NAME=haproxy-lab-absent scripts/scenario.sh maxconn-sweep --quick

@@ -150,3 +150,21 @@ collect_limits() {
     "$(docker inspect -f '{{.HostConfig.Memory}}' "$(compose ps -q haproxy)")" \
     "$(docker inspect -f '{{.HostConfig.Memory}}' "$(compose ps -q backend-slow | head -n 1)")" "${holder_memory:-0}"
 }
+
+# container_stats FILE: "name cpu% used / limit" of every container of the lab
+# (docker stats, one sample), load generators included.
+container_stats() {
+  # shellcheck disable=SC2046 # one container id per word
+  docker stats --no-stream --format '{{.Name}} {{.CPUPerc}} {{.MemUsage}}' \
+    $(compose --profile load --profile hold ps -q) >"$1" 2>/dev/null || true
+}
+
+# haproxy_conns_both_sides: "CLIENT SERVER": HAProxy's CurrConns (client side)
+# and its established connections to the backends' port 8080 (0x1F90), from
+# its own /proc/net/tcp (server side); "-" for a side that did not answer.
+haproxy_conns_both_sides() {
+  # shellcheck disable=SC2016 # expanded by the container's bash and awk
+  compose exec -T haproxy bash -c '
+    exec 3<>/dev/tcp/127.0.0.1/9999 && echo "show info" >&3 && conns=$(sed -n "s/^CurrConns: //p" <&3)
+    awk -v conns="${conns:--}" "\$4 == \"01\" { split(\$3, r, \":\"); if (r[2] == \"1F90\") n++ } END { print conns, n + 0 }" /proc/net/tcp /proc/net/tcp6'
+}
