@@ -2,7 +2,7 @@
 # End to end: the stack for real (everything but Grafana, which no registry
 # here has), in its own compose project and ports so a running lab is left alone.
 
-readonly E2E_SERVICES=(haproxy backend-slow backend-fast prometheus container-exporter)
+readonly E2E_SERVICES=(haproxy backend-slow backend-fast prometheus container-exporter haproxy-exporter)
 E2E_TESTID="e2e-$(date +%s)-$$"
 E2E_SUMMARIES="results/.${E2E_TESTID}"
 E2E_STARTED_MS=$(($(date +%s%N) / 1000000))
@@ -47,7 +47,7 @@ test_e2e_01_stack_up_all_healthy() {
   echo "up to all-healthy: $((SECONDS - start)) s"
   states=$(compose ps --format '{{.Service}} {{.Health}}')
   echo "${states}"
-  assert_eq 5 "$(grep -c " healthy$" <<<"${states}")" "healthy services"
+  assert_eq "${#E2E_SERVICES[@]}" "$(grep -c " healthy$" <<<"${states}")" "healthy services"
   http_get /fast | grep -q "I'm FAST" || fail "GET /fast through HAProxy"
 }
 
@@ -113,8 +113,9 @@ test_e2e_05_k6_two_replicas_counted_in_prometheus() {
     'sum(haproxy_frontend_http_requests_total{job="haproxy",proxy="fe_main"})' "${after}"
 }
 
-test_e2e_06_haproxy_exporter_profile() {
-  compose --profile exporter up -d --no-deps haproxy-exporter
+# haproxy-exporter reads HAProxy through the stats socket in the volume they
+# share (nothing published): the source of the dashboard's maxconn panels.
+test_e2e_06_haproxy_exporter_reads_the_stats_socket() {
   wait_for 40 "haproxy-exporter scraped" prom_at_least 'haproxy_up{job="haproxy-exporter"}' 1
   wait_for 20 "frontend requests via haproxy-exporter" prom_at_least \
     'sum(haproxy_frontend_http_requests_total{job="haproxy-exporter",frontend="fe_main"})' 1
@@ -176,6 +177,30 @@ test_e2e_08_maxconn_sweep_reproduces_the_article() {
     "failures exactly where maxconn < clients"
   grep -q "maxconn needed = clients × service time" "${LAB_ROOT}/${run}/report.md" || fail "no Little's law reading"
   assert_lab_restored
+}
+
+# "be_slow slow1" per server with an address, as JSON pairs.
+servers_with_address() {
+  local be
+  for be in be_slow be_fast; do
+    haproxy_servers "${be}" | awk -v be="${be}" '$NF != "-" { print be, $1 }'
+  done | awk 'BEGIN { printf "[" } { printf "%s[\"%s\",\"%s\"]", (NR > 1 ? "," : ""), $1, $2 } END { print "]" }'
+}
+
+panels_after_sweep() { # RUN
+  docker run --rm --network "${COMPOSE_PROJECT_NAME}_lab" -v "${LAB_ROOT}:/lab:ro" -w /lab \
+    "$(env_value NODE_IMAGE)" node tests/lib/panels-after-sweep.mjs http://prometheus:9090 \
+    "$1" "$(servers_with_address)" grafana/dashboards/haproxy-lab.json
+}
+
+# What a user reads on the dashboard after the sweep above: one named bar
+# pair per step equal to k6's counts, HAProxy's series with no gap while
+# maxconn is reached, the maxconn line at show info's value, and only the
+# servers that have an address (retried: Prometheus scrapes every 5 s).
+test_e2e_08a_dashboard_panels_after_the_sweep() {
+  local run
+  run=$(newest_run maxconn-sweep)
+  wait_for 30 "the dashboard's panels to match the run" panels_after_sweep "${run}"
 }
 
 test_e2e_09_quick_fullconn_tuning_throughput_complete() {

@@ -5,7 +5,7 @@
 test_static_compose_config_every_profile() {
   local profile
   compose config -q
-  for profile in load hold exporter '*'; do
+  for profile in load hold '*'; do
     compose --profile "${profile}" config -q || fail "compose config with --profile ${profile}"
   done
   COMPOSE_ENV_FILES=.env,offline.env compose --profile '*' config -q
@@ -62,4 +62,15 @@ test_static_dashboards_lint() {
 test_static_prometheus_rules_valid() {
   docker run --rm --network none -v "${LAB_ROOT}/prometheus:/etc/prometheus:ro" \
     --entrypoint promtool "$(env_value PROMETHEUS_IMAGE)" check rules /etc/prometheus/rules.yml
+}
+
+# The dashboard schema is the one of the Grafana line the lab runs.
+test_static_grafana_schema_matches_the_pinned_grafana() {
+  local grafana schema
+  grafana=$(COMPOSE_ENV_FILES=.env env_value GRAFANA_IMAGE)
+  schema=$(sed -n 's/.*"@grafana\/schema": "\([^"]*\)".*/\1/p' tests/schema/package.json)
+  echo "GRAFANA_IMAGE ${grafana}, @grafana/schema ${schema}"
+  assert_match '^[0-9]+\.[0-9]+\.[0-9]+$' "${schema}" "@grafana/schema pinned to an exact version"
+  assert_eq "$(sed -E 's/^[^:]*:v?([0-9]+\.[0-9]+).*/\1/' <<<"${grafana}")" "${schema%.*}" \
+    "@grafana/schema major.minor against GRAFANA_IMAGE's"
 }

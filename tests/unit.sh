@@ -90,8 +90,66 @@ test_unit_dashboard_linter_catches_a_bad_dashboard() {
   echo "${out}"
   assert_eq 1 "${rc}" "linter exit code on a bad dashboard"
   # shellcheck disable=SC2016 # a literal $__rate_interval, Grafana's variable
-  for expected in 'no description' 'no unit' 'is not the provisioned' 'should use \[\$__rate_interval\]' \
-    'id 1 used twice' 'overlaps panel' 'no queries'; do
+  for expected in 'no description' 'no unit' 'is not a provisioned one' 'should use \[\$__rate_interval\]' \
+    'id 1 used twice' 'overlaps panel' 'no queries' 'target A: no legendFormat'; do
     grep -q "${expected}" <<<"${out}" || fail "linter did not report: ${expected}"
+  done
+}
+
+# The dashboard and provisioning as a user first opened them in Grafana
+# (shared/evidence): each defect they saw is one the linter reports.
+test_unit_dashboard_linter_catches_the_defects_users_saw() {
+  local out rc=0 before=tests/fixtures/dashboard-before-issue-9 defect expected
+  out=$(in_image NODE_IMAGE node tests/lib/dashboards.mjs --provisioning "${before}/provisioning" \
+    "${before}/haproxy-lab.json") || rc=$?
+  echo "${out}"
+  assert_eq 1 "${rc}" "linter exit code on the dashboard users saw"
+  while IFS='|' read -r defect expected; do
+    grep -qE "${expected}" <<<"${out}" || fail "linter did not catch '${defect}': no line matching /${expected}/"
+  done <<'DEFECTS'
+Grafana refuses to provision it|title "HAProxy lab" is the name of its provisioning folder
+the sweep shows one bar|Sweep: hits and failures per step": 2 table queries but no merge transformation
+the sweep legend reads Value #A|Sweep: hits and failures per step" target A: its values are shown as "Value #A"
+maxconn drawn in req/s|Hits/sec against maxconn" target D: "maxconn" counts connections but is drawn in unit "reqps"
+bytes per connection over a tiny count|Bytes per connection" target B: divides by clamp_min\(lab:backend_open_connections:sum, 1\)
+template slots listed|Server sessions vs server limit" target A: lists every server-template slot
+DEFECTS
+}
+
+# schema_check DASHBOARD...: tests/schema/check-dashboards.mjs in the lab's
+# node image, its npm packages (@grafana/schema, typescript; lockfile pinned)
+# installed into the container, npm's download cache kept in a volume.
+# The host's CA bundle is trusted too, for hosts whose registry traffic
+# passes a TLS-inspecting proxy (as this project's CI machines do).
+schema_check() {
+  local ca="${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}" ca_args=()
+  [[ -r "${ca}" ]] && ca_args=(-v "${ca}:/etc/host-ca.crt:ro" -e NODE_EXTRA_CA_CERTS=/etc/host-ca.crt)
+  docker run --rm -v "${LAB_ROOT}:/lab:ro" -v haproxy-lab-npm-cache:/root/.npm -w /tmp "${ca_args[@]}" \
+    "$(env_value NODE_IMAGE)" sh -c '
+      cp /lab/tests/schema/package.json /lab/tests/schema/package-lock.json /lab/tests/schema/.npmrc \
+        /lab/tests/schema/check-dashboards.mjs /tmp/ &&
+      npm ci --no-audit --no-fund --loglevel=error >/dev/null &&
+      cd /lab && node /tmp/check-dashboards.mjs "$@"' _ "$@"
+}
+
+# Grafana's own published dashboard schema (@grafana/schema at the pinned
+# Grafana line) accepts every provisioned dashboard...
+test_unit_dashboards_match_grafana_schema() {
+  local files
+  mapfile -t files < <(cd "${LAB_ROOT}" && ls grafana/dashboards/*.json)
+  schema_check "${files[@]}"
+}
+
+# ...and refuses fields it does not know or of the wrong type.
+test_unit_grafana_schema_check_catches_a_bad_dashboard() {
+  local out rc=0 expected
+  out=$(schema_check tests/fixtures/bad-schema-dashboard.json) || rc=$?
+  echo "${out}"
+  assert_eq 1 "${rc}" "schema check exit code on a bad dashboard"
+  for expected in 'dashboard: refreshh: Object literal may only specify known properties' \
+    'panel "Hits/sec against maxconn": gridPoss: Object literal may only specify known properties' \
+    "options.legend.showLegend: Type 'string' is not assignable to type 'boolean'" \
+    "target A: targets\[0\].instant: Type 'string' is not assignable"; do
+    grep -q "${expected}" <<<"${out}" || fail "schema check did not report: ${expected}"
   done
 }

@@ -1,44 +1,36 @@
 // Proves the provisioned dashboards work: every panel query, with Grafana's
-// template variables substituted, must return data from the lab's Prometheus.
+// template variables substituted, must return data from the lab's Prometheus,
+// and every series of a time series must have the labels its legend names.
 //   node panel-queries.mjs PROMETHEUS_URL FROM_MS TO_MS DASHBOARD.json...
 // Run in a node container on the lab network after some load ran.
-import { readFileSync } from 'node:fs';
+import { prom, readDashboards, runTarget } from './grafana-queries.mjs';
 
 const [prometheus, fromMs, toMs, ...files] = process.argv.slice(2);
-const seconds = Math.max(60, Math.round((Number(toMs) - Number(fromMs)) / 1000));
-// What Grafana would put in: All for $testid, the range of the time picker.
-const variables = { testid: '.+', __rate_interval: '30s', __interval: '15s', __range: `${seconds}s` };
+const query = prom(prometheus);
+const to = Number(toMs);
+// At least a minute, as a user's time picker would show.
+const from = Math.min(Number(fromMs), to - 60_000);
 
-function substitute(expr) {
-  return expr.replace(/\$\{?(\w+)\}?/g, (m, name) => {
-    if (!(name in variables)) throw new Error(`unknown variable ${m} in ${expr}`);
-    return variables[name];
-  });
-}
-
-async function query(expr, instant) {
-  const params = instant
-    ? new URLSearchParams({ query: expr, time: String(Number(toMs) / 1000) })
-    : new URLSearchParams({ query: expr, start: String(Number(fromMs) / 1000), end: String(Number(toMs) / 1000), step: '15' });
-  const res = await fetch(`${prometheus}/api/v1/${instant ? 'query' : 'query_range'}?${params}`);
-  const body = await res.json();
-  if (body.status !== 'success') throw new Error(`${body.errorType}: ${body.error}`);
-  return body.data.result;
+// Labels a legend names ({{backend}}) that a series lacks: Grafana draws
+// them as empty strings, so the series would be unnamed or look alike.
+function missingLegendLabels(target, series) {
+  const wanted = [...(target.legendFormat ?? '').matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]);
+  return wanted.filter((label) => series.some((s) => s.metric[label] === undefined));
 }
 
 let failures = 0;
 let total = 0;
-for (const file of files) {
-  const dashboard = JSON.parse(readFileSync(file, 'utf8'));
-  const panels = (dashboard.panels ?? []).flatMap((p) => (p.type === 'row' ? p.panels ?? [] : [p]));
+for (const { dashboard, panels } of readDashboards(files)) {
   for (const panel of panels) {
     for (const target of panel.targets ?? []) {
       total += 1;
       const name = `${dashboard.uid} / "${panel.title}" / ${target.refId}`;
       try {
-        const result = await query(substitute(target.expr), target.instant === true);
+        const result = await runTarget(query, target, from, to);
         const samples = result.reduce((n, s) => n + (s.values ? s.values.length : 1), 0);
         if (samples === 0) throw new Error('no data');
+        const missing = target.instant ? [] : missingLegendLabels(target, result);
+        if (missing.length > 0) throw new Error(`legend "${target.legendFormat}" names ${missing.join(', ')}, which the series lack`);
         console.log(`ok   ${name}: ${result.length} series, ${samples} samples`);
       } catch (err) {
         failures += 1;
