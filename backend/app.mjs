@@ -4,6 +4,7 @@
 import http from 'node:http';
 import os from 'node:os';
 import { randomInt } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 
 // setTimeout and socket timeouts turn anything above 2^31-1 ms into 1 ms.
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -20,6 +21,11 @@ export const DEFAULTS = Object.freeze({
   keepAliveTimeoutMs: 65000, // longer than HAProxy's "timeout http-keep-alive"
   maxSleepMs: 3600000,
   shutdownGraceMs: 10000,
+  // On SIGTERM, keep serving (health check failing, Connection: close) this
+  // long before closing the listener: longer than HAProxy needs to mark the
+  // server DOWN (check inter 1 s x fall 2), so it stops sending new requests
+  // while the replica still answers them.
+  shutdownDrainMs: 3000,
   replica: undefined, // undefined = os.hostname()
 });
 
@@ -33,6 +39,7 @@ export const ENV_VARS = Object.freeze([
   ['KEEPALIVE_TIMEOUT_MS', 'keepAliveTimeoutMs', MAX_TIMER_MS],
   ['MAX_SLEEP_MS', 'maxSleepMs', MAX_TIMER_MS],
   ['SHUTDOWN_GRACE_MS', 'shutdownGraceMs', MAX_TIMER_MS],
+  ['SHUTDOWN_DRAIN_MS', 'shutdownDrainMs', MAX_TIMER_MS],
 ]);
 
 // Strict: digits only, so "-5", "1.5", "1e3", " 7" and "" are all rejected
@@ -244,12 +251,19 @@ export function createBackend(options = {}) {
     });
   }
 
-  // Graceful stop: refuse new connections, fail health checks, close idle
-  // keep-alive sockets, let in-flight responses finish; after graceMs cut what
-  // is left. Resolves { forced } once every connection is gone.
-  function shutdown({ graceMs = cfg.shutdownGraceMs } = {}) {
-    shutdownPromise ??= new Promise((resolve) => {
-      shuttingDown = true;
+  // Graceful stop: fail health checks and answer with Connection: close at
+  // once, still accepting for drainMs (the load balancer takes the server out
+  // meanwhile); then refuse new connections, close idle keep-alive sockets,
+  // let in-flight responses finish, and after graceMs cut what is left.
+  // Resolves { forced } once every connection is gone.
+  function shutdown({ graceMs = cfg.shutdownGraceMs, drainMs = cfg.shutdownDrainMs } = {}) {
+    shuttingDown = true;
+    shutdownPromise ??= drainMs > 0 ? delay(drainMs).then(() => close(graceMs)) : close(graceMs);
+    return shutdownPromise;
+  }
+
+  function close(graceMs) {
+    return new Promise((resolve) => {
       let forced = false;
       let listening = true;
       // Sockets whose response finishes (e.g. a /ping that had already sent
@@ -273,7 +287,6 @@ export function createBackend(options = {}) {
       });
       server.closeIdleConnections();
     });
-    return shutdownPromise;
   }
 
   const stats = () => ({ inFlight, openConnections, connectionsTotal, pendingTimers: pendingTimers.size, shuttingDown });

@@ -7,6 +7,9 @@
 //   PRE_VUS   VUs made before the start (default RATE/10; more VUs are made as
 //             needed, but too slowly for long requests: those count as dropped)
 //   GRACEFUL_STOP  time for requests in flight at the end to finish (0s)
+//   FLOOR_RATE probes/s of the same request with sleep 0, beside the load (0 =
+//             none): their latency is the floor the machine adds to every
+//             request under the same load, reported apart (scenario "floor")
 // Requests still in flight when DURATION ends are not counted unless GRACEFUL_STOP.
 //   RATE=200 DURATION=20s LOAD_PATH=/fast docker compose --profile load run --rm loadgen /loadgen/open.js
 import { check } from 'k6';
@@ -19,13 +22,30 @@ const rate = intEnv('RATE', 100);
 const maxVus = intEnv('MAX_VUS', 2000);
 const preVus = Math.min(maxVus, intEnv('PRE_VUS', Math.max(10, Math.ceil(rate / 10))));
 
-export const options = loadOptions({
-  arrivals: constantArrivalRate(rate, env('DURATION', '10s'), preVus, maxVus),
-});
+const floorRate = Number(env('FLOOR_RATE', '0'));
+if (!Number.isInteger(floorRate) || floorRate < 0) throw new Error(`FLOOR_RATE must be a whole number (got "${env('FLOOR_RATE')}")`);
+
+const scenarios = { arrivals: constantArrivalRate(rate, env('DURATION', '10s'), preVus, maxVus) };
+if (floorRate > 0) {
+  scenarios.floor = { ...constantArrivalRate(floorRate, env('DURATION', '10s'), 2, 50), exec: 'floor' };
+}
+export const options = loadOptions(scenarios);
+if (floorRate > 0) {
+  // Thresholds that always pass, so the summary keeps the probes' own numbers.
+  options.thresholds = {
+    'http_reqs{scenario:floor}': ['count>=0'],
+    'http_req_failed{scenario:floor}': ['rate>=0'],
+    'http_req_duration{scenario:floor}': ['avg>=0'],
+  };
+}
 
 export default function () {
   const res = get(path, { timeout, headers });
   check(res, { 'status is 200': (r) => r.status === 200 });
+}
+
+export function floor() {
+  get(path, { timeout, headers: { sleep: '0', times: '0' } });
 }
 
 export function handleSummary(data) {

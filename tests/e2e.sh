@@ -84,6 +84,84 @@ test_e2e_04_hitless_reload_keeps_inflight_request() {
   [[ "${after}" != "${before}" ]] || fail "worker pid unchanged: no reload happened"
 }
 
+# load_during NAME KEEPALIVE SECONDS COMMAND...: 20 k6 clients on /fast for
+# SECONDS while COMMAND runs (started 3 s into the load); then prints the
+# requests k6 sent and fails on any failed one, with HAProxy's log of them.
+load_during() {
+  local name="$1" keepalive="$2" seconds="$3" dir="${E2E_SUMMARIES}/$1" since pid counts
+  shift 3
+  mkdir -p "${LAB_ROOT}/${dir}"
+  since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  TESTID="${E2E_TESTID}-${name}" LOADGEN_SUMMARY_DIR="${dir#results/}" VUS=20 DURATION="${seconds}s" \
+    LOAD_PATH=/fast KEEPALIVE="${keepalive}" compose --profile load run --rm --no-deps loadgen >/dev/null 2>&1 &
+  pid=$!
+  sleep 3
+  "$@"
+  wait "${pid}" || fail "the load generator exited non-zero"
+  counts=$(in_image NODE_IMAGE node -e '
+    const m = JSON.parse(require("fs").readFileSync(process.argv[1])).metrics;
+    console.log(m.http_reqs.values.count, m.http_req_failed.values.passes);' "${dir}/loadgen-1.json")
+  echo "${name}: ${counts% *} requests (keep-alive ${keepalive}), ${counts#* } failed"
+  assert_ge 1000 "${counts% *}" "requests sent during ${name}"
+  if [[ "${counts#* }" != 0 ]]; then
+    compose logs --no-log-prefix --since "${since}" haproxy | grep ' fe_main ' | head -n 10
+    fail "${name}: ${counts#* } of ${counts% *} requests failed (HAProxy's log of them above)"
+  fi
+}
+
+# reloads N: N hitless reloads, one a second, as a teacher would type them.
+reloads() {
+  local i
+  for ((i = 0; i < $1; i++)); do
+    compose kill -s USR2 haproxy >/dev/null 2>&1
+    sleep 1
+  done
+}
+
+reloads_counted() { # SINCE: reloads the master logged as done since SINCE
+  compose logs --no-log-prefix --since "$1" haproxy | grep -c '^\[NOTICE\].*Loading success'
+}
+
+# 20 reloads under keep-alive load lose no request: the new worker starts with
+# libc's addresses (init-addr libc,none), not empty server slots (503 <NOSRV>).
+test_e2e_04a_20_reloads_under_keepalive_load_lose_nothing() {
+  local since
+  since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  load_during reloads-keepalive true 27 reloads 20
+  assert_eq 20 "$(reloads_counted "${since}")" "reloads HAProxy logged"
+}
+
+test_e2e_04b_20_reloads_under_connection_per_request_load_lose_nothing() {
+  local since
+  since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  load_during reloads-close false 27 reloads 20
+  assert_eq 20 "$(reloads_counted "${since}")" "reloads HAProxy logged"
+}
+
+# be_fast servers UP that answered requests (show stat: stot > 0, status UP).
+fast_servers_used() {
+  haproxy_cli "show stat" | awk -F, '$1 == "be_fast" && $2 != "BACKEND" && $8 > 0 && $18 ~ /^UP/' | wc -l
+}
+
+scale_fast_1_3_1() {
+  compose up -d --no-recreate --scale backend-fast=3 backend-fast >/dev/null 2>&1
+  wait_for 30 "3 servers UP in be_fast" servers_up be_fast 3
+  sleep 5
+  echo "be_fast servers that served requests at 3 replicas: $(fast_servers_used)"
+  assert_eq 3 "$(fast_servers_used)" "be_fast servers that served requests"
+  # Replicas 2 and 3 get SIGTERM: they fail their health check and drain.
+  compose up -d --no-recreate --scale backend-fast=1 backend-fast >/dev/null 2>&1
+  wait_for 30 "1 server UP in be_fast" servers_up be_fast 1
+}
+
+# Scaling under load loses nothing: a new replica serves once resolved and
+# answering; a removed one drains (still serving while HAProxy's check marks
+# it DOWN), and a refused connection is redispatched to another server.
+test_e2e_04c_scale_1_3_1_under_load_loses_nothing() {
+  load_during scale-1-3-1 true 40 scale_fast_1_3_1
+  servers_up be_fast 1 || { haproxy_servers be_fast; fail "be_fast should end with one server UP"; }
+}
+
 # fe_main_requests: HAProxy's own count of requests on fe_main (runtime API).
 fe_main_requests() { haproxy_stat_sum fe_main FRONTEND req_tot; }
 

@@ -13,7 +13,7 @@ const MARGIN_MS = 800; // scheduling slack on a busy CI machine
 async function start(t, options = {}) {
   const backend = createBackend({ replica: REPLICA, slowMs: 200, ...options });
   const { port } = await backend.listen(0, '127.0.0.1');
-  t.after(() => backend.shutdown({ graceMs: 0 }));
+  t.after(() => backend.shutdown({ graceMs: 0, drainMs: 0 }));
   return { backend, port, base: `http://127.0.0.1:${port}` };
 }
 
@@ -311,7 +311,7 @@ test('graceful shutdown: in-flight requests finish, new connections are refused'
   await until(() => backend.stats().inFlight === 1 && backend.stats().openConnections === 2, 'both connections');
 
   let done = false;
-  const stopped = backend.shutdown({ graceMs: 5000 }).then((r) => ((done = true), r));
+  const stopped = backend.shutdown({ graceMs: 5000, drainMs: 0 }).then((r) => ((done = true), r));
   await assert.rejects(request(base, '/fast'), { code: 'ECONNREFUSED' });
   raw.write('\r\n');
   await rawClosed;
@@ -335,7 +335,7 @@ test('graceful shutdown closes a keep-alive connection once its /ping finishes',
   const ping = request(base, '/ping', { agent, headers: { sleep: '300', times: '1' } });
   await until(() => backend.stats().pendingTimers === 1, 'the ping to start');
   const started = performance.now();
-  const result = await backend.shutdown({ graceMs: 5000 });
+  const result = await backend.shutdown({ graceMs: 5000, drainMs: 0 });
   assert.deepEqual(result, { forced: false });
   assert.ok(performance.now() - started < 600 + MARGIN_MS, 'did not wait for the keep-alive timeout');
   assert.equal((await ping).body, 'pongpong');
@@ -346,8 +346,24 @@ test('graceful shutdown cuts what is left after the grace period', async (t) => 
   const slow = request(base, '/slow?ms=5000').then(() => assert.fail('should be cut'), (err) => err);
   await until(() => backend.stats().pendingTimers === 1, 'the slow request to start');
   const started = performance.now();
-  assert.deepEqual(await backend.shutdown({ graceMs: 200 }), { forced: true });
+  assert.deepEqual(await backend.shutdown({ graceMs: 200, drainMs: 0 }), { forced: true });
   assert.ok(performance.now() - started < 200 + MARGIN_MS);
   assert.equal((await slow).code, 'ECONNRESET');
   assert.deepEqual(backend.stats(), { ...backend.stats(), inFlight: 0, openConnections: 0, pendingTimers: 0 });
+});
+
+test('graceful shutdown drains first: new requests are still served, with a failing health check', async (t) => {
+  const { backend, base } = await start(t);
+  const started = performance.now();
+  const stopped = backend.shutdown({ graceMs: 1000, drainMs: 400 });
+  // A load balancer that has not yet seen the failing check still gets answers.
+  const fast = await request(base, '/fast');
+  assert.equal(fast.status, 200);
+  assert.equal(fast.headers.connection, 'close');
+  const health = await request(base, '/healthz');
+  assert.equal(health.status, 503);
+  assert.equal(health.body, 'shutting down');
+  assert.deepEqual(await stopped, { forced: false });
+  assert.ok(performance.now() - started >= 400, 'closed before the drain time');
+  await assert.rejects(request(base, '/fast'), { code: 'ECONNREFUSED' });
 });

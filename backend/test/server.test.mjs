@@ -25,11 +25,12 @@ test('loadConfig: defaults, values, and errors naming the variable', () => {
   assert.deepEqual(loadConfig({ PORT: '', SLOW_MS: '' }), { ...DEFAULTS, replica: os.hostname() }); // empty = unset
   const c = loadConfig({
     PORT: '9000', HOST: '127.0.0.1', SLOW_MS: '10', SERVER_TIMEOUT_MS: '120000', REQUEST_TIMEOUT_MS: '5',
-    HEADERS_TIMEOUT_MS: '6', KEEPALIVE_TIMEOUT_MS: '7', MAX_SLEEP_MS: '8', SHUTDOWN_GRACE_MS: '9', REPLICA: 'r1',
+    HEADERS_TIMEOUT_MS: '6', KEEPALIVE_TIMEOUT_MS: '7', MAX_SLEEP_MS: '8', SHUTDOWN_GRACE_MS: '9',
+    SHUTDOWN_DRAIN_MS: '11', REPLICA: 'r1',
   });
   assert.deepEqual(c, {
     port: 9000, host: '127.0.0.1', slowMs: 10, serverTimeoutMs: 120000, requestTimeoutMs: 5,
-    headersTimeoutMs: 6, keepAliveTimeoutMs: 7, maxSleepMs: 8, shutdownGraceMs: 9, replica: 'r1',
+    headersTimeoutMs: 6, keepAliveTimeoutMs: 7, maxSleepMs: 8, shutdownGraceMs: 9, shutdownDrainMs: 11, replica: 'r1',
   });
   assert.throws(() => loadConfig({ SLOW_MS: 'abc' }), { message: 'SLOW_MS must be a non-negative integer (got "abc")' });
   assert.throws(() => loadConfig({ KEEPALIVE_TIMEOUT_MS: '-1' }), { message: /^KEEPALIVE_TIMEOUT_MS must be/ });
@@ -57,7 +58,7 @@ test('server.mjs exits 2 with one line on stderr for a bad setting', async () =>
 
 test('server.mjs logs its start, serves, and exits 0 after SIGTERM', async (t) => {
   const child = spawn(process.execPath, [SERVER], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', REPLICA: 'spawned', SLOW_MS: '200' },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', REPLICA: 'spawned', SLOW_MS: '200', SHUTDOWN_DRAIN_MS: '1000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const killer = setTimeout(() => child.kill('SIGKILL'), 10000); // never hang the suite
@@ -83,9 +84,14 @@ test('server.mjs logs its start, serves, and exits 0 after SIGTERM', async (t) =
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   child.kill('SIGTERM');
+  while (!stdout.includes('got SIGTERM')) await once(child.stdout, 'data');
+  // Draining: still served, but the health check fails and asks to close.
+  const during = await fetch(`${base}/healthz`);
+  assert.equal(during.status, 503);
+  assert.equal(during.headers.get('connection'), 'close');
   assert.equal(await slow, "I'm slooooow"); // the in-flight request still completes
   const [code] = await exited;
   assert.equal(code, 0, stderr);
-  assert.match(stdout.split('\n')[1], /^backend spawned got SIGTERM: draining \d+ in-flight requests on \d+ connections \(grace 10000ms\)$/);
+  assert.match(stdout.split('\n')[1], /^backend spawned got SIGTERM: draining \d+ in-flight requests on \d+ connections \(still accepting for 1000ms, then grace 10000ms\)$/);
   assert.equal(stderr, '');
 });

@@ -16,7 +16,7 @@ const CORE = [
 // Long-lived and held connections: rates, connections on both sides of
 // HAProxy (sampled while the load runs), HAProxy's log, memory per connection.
 const LONG_LIVED = [
-  'req_rate', 'mean_ms', 'dropped', 'failure_pct', 'littles_conns', 'plateau_conns', 'backend_plateau',
+  'req_rate', 'mean_ms', 'floor_ms', 'mean_above_floor_ms', 'dropped', 'failure_pct', 'littles_conns', 'plateau_conns', 'backend_plateau',
   'haproxy_conns_peak', 'backend_conns_peak', 'sd_aborts', 'cd_aborts', 'connections', 'client_held',
   'bytes_haproxy', 'bytes_backend', 'bytes_holder', 'oom_killed',
 ];
@@ -35,7 +35,8 @@ const LABELS = {
   p99_ms: 'p99 ms (max of replicas)', max_sessions: 'max sessions', max_queue: 'max queue',
   errors: 'errors', maxconn_reached: 'maxconn reached', listen_overflows: 'listen overflows',
   cpu: 'HAProxy CPU %', ratio: 'ratio',
-  req_rate: 'completed requests/sec', mean_ms: 'mean ms', dropped: 'dropped (k6 could not start them)',
+  req_rate: 'completed requests/sec', mean_ms: 'mean ms', floor_ms: 'floor ms (sleep-0 probes)',
+  mean_above_floor_ms: 'mean − floor ms', dropped: 'dropped (k6 could not start them)',
   failure_pct: 'failed %', littles_conns: 'rate × mean time (Little)', plateau_conns: 'HAProxy conns (plateau)',
   backend_plateau: 'HAProxy→backend conns (plateau)', haproxy_conns_peak: 'HAProxy conns (peak)',
   backend_conns_peak: 'HAProxy→backend conns (peak)', sd_aborts: 'SD aborts (HAProxy log)', cd_aborts: 'CD aborts (HAProxy log)',
@@ -178,11 +179,21 @@ function measureK6(summaries, step) {
   const values = (s, metric) => s?.metrics?.[metric]?.values ?? {};
   const sum = (get) => summaries.reduce((total, s) => total + cell(get(s)), 0);
   const max = (get) => Math.max(0, ...summaries.map((s) => cell(get(s))));
-  const requests = sum((s) => values(s, 'http_reqs').count);
-  const failed = sum((s) => values(s, 'http_req_failed').passes);
+  // The floor probes (open.js FLOOR_RATE: the same request with sleep 0, beside
+  // the load) are reported apart and taken out of the load's own numbers.
+  const probe = (metric) => `${metric}{scenario:floor}`;
+  const probes = sum((s) => values(s, probe('http_reqs')).count);
+  const requests = sum((s) => values(s, 'http_reqs').count) - probes;
+  const failed = sum((s) => values(s, 'http_req_failed').passes) - sum((s) => values(s, probe('http_req_failed')).passes);
   const seconds = max((s) => s?.state?.testRunDurationMs) / 1000;
   // Each replica's mean weighted by its requests: the mean of all requests.
-  const meanMs = requests > 0 ? sum((s) => cell(values(s, 'http_req_duration').avg) * cell(values(s, 'http_reqs').count)) / requests : null;
+  const totalMs = (metric, count) => sum((s) => cell(values(s, metric).avg) * cell(values(s, count).count));
+  const meanMs = requests > 0 ? (totalMs('http_req_duration', 'http_reqs') - totalMs(probe('http_req_duration'), probe('http_reqs'))) / requests : null;
+  // What the machine adds to every request, measured under the same load: a
+  // probe's whole latency (connect, HAProxy, the backend's event loop). The
+  // time to the first byte cannot tell: HAProxy holds a response's headers
+  // until its body comes or 200 ms pass (MSG_MORE), so TTFB includes the sleep.
+  const floorMs = probes > 0 ? totalMs(probe('http_req_duration'), probe('http_reqs')) / probes : null;
   const reqRate = seconds > 0 ? requests / seconds : 0;
   return {
     requests,
@@ -195,6 +206,8 @@ function measureK6(summaries, step) {
     p99_ms: max((s) => values(s, 'http_req_duration')['p(99)']),
     req_rate: reqRate,
     mean_ms: meanMs,
+    floor_ms: floorMs,
+    mean_above_floor_ms: floorMs === null ? null : meanMs - floorMs,
     dropped: sum((s) => values(s, 'dropped_iterations').count),
     // Little's law with the arrival rate: the offered RATE of an open model.
     littles_conns: meanMs === null ? null : (Number(step.load?.env?.RATE) || reqRate) * (meanMs / 1000),
