@@ -84,6 +84,19 @@ test_e2e_04_hitless_reload_keeps_inflight_request() {
   [[ "${after}" != "${before}" ]] || fail "worker pid unchanged: no reload happened"
 }
 
+# k6_counts SUMMARY...: "REQUESTS FAILED" summed over k6 summaries (paths
+# relative to the repository).
+k6_counts() {
+  in_image NODE_IMAGE node -e '
+    let requests = 0, failed = 0;
+    for (const f of process.argv.slice(1)) {
+      const m = JSON.parse(require("fs").readFileSync(f)).metrics;
+      requests += m.http_reqs.values.count;
+      failed += m.http_req_failed.values.passes;
+    }
+    console.log(requests, failed);' "$@"
+}
+
 # load_during NAME KEEPALIVE SECONDS COMMAND...: 20 k6 clients on /fast for
 # SECONDS while COMMAND runs (started 3 s into the load); then prints the
 # requests k6 sent and fails on any failed one, with HAProxy's log of them.
@@ -98,9 +111,7 @@ load_during() {
   sleep 3
   "$@"
   wait "${pid}" || fail "the load generator exited non-zero"
-  counts=$(in_image NODE_IMAGE node -e '
-    const m = JSON.parse(require("fs").readFileSync(process.argv[1])).metrics;
-    console.log(m.http_reqs.values.count, m.http_req_failed.values.passes);' "${dir}/loadgen-1.json")
+  counts=$(k6_counts "${dir}/loadgen-1.json")
   echo "${name}: ${counts% *} requests (keep-alive ${keepalive}), ${counts#* } failed"
   assert_ge 1000 "${counts% *}" "requests sent during ${name}"
   if [[ "${counts#* }" != 0 ]]; then
@@ -175,10 +186,8 @@ test_e2e_05_k6_two_replicas_counted_in_prometheus() {
     LOADGEN_SUMMARY_DIR="${E2E_SUMMARIES#results/}" \
     compose --profile load up --no-deps --scale loadgen=2 loadgen
   assert_eq "0 0" "$(compose ps -a loadgen --format '{{.ExitCode}}' | sort | xargs)" "loadgen exit codes"
-  total=$(in_image NODE_IMAGE node -e '
-    let n = 0;
-    for (const f of process.argv.slice(1)) n += JSON.parse(require("fs").readFileSync(f)).metrics.http_reqs.values.count;
-    console.log(n);' "${E2E_SUMMARIES}/loadgen-1.json" "${E2E_SUMMARIES}/loadgen-2.json")
+  total=$(k6_counts "${E2E_SUMMARIES}/loadgen-1.json" "${E2E_SUMMARIES}/loadgen-2.json")
+  total="${total% *}"
   echo "k6 summaries: ${total} requests"
   assert_ge 100 "${total}" "requests sent by the two replicas"
   after=$(fe_main_requests)

@@ -63,9 +63,10 @@ const scrapeSeconds = Number(readFileSync('prometheus/prometheus.yml', 'utf8').m
   const clients = Number(JSON.parse(readFileSync('scenarios/maxconn-sweep.json', 'utf8')).load.env.VUS);
   const saturated = steps.filter((s) => s.maxconn < clients);
   check(saturated.length > 0, 'steps that saturate maxconn', `${saturated.length} of ${steps.length} (maxconn below ${clients} clients)`);
+  // A range selector over the whole step, evaluated at its end.
+  const overStep = (expr, step) => `${expr}[${Math.ceil((step.ended_at_ms - step.started_at_ms) / 1000)}s]`;
   const samplesOf = async (expr, step) => {
-    const seconds = Math.ceil((step.ended_at_ms - step.started_at_ms) / 1000);
-    const result = await query(`${expr}[${seconds}s]`, { time: step.ended_at_ms });
+    const result = await query(overStep(expr, step), { time: step.ended_at_ms });
     return result.flatMap((s) => s.values.map(([t]) => t * 1000)).sort((a, b) => a - b);
   };
   const maxGap = (times, step) => {
@@ -80,7 +81,7 @@ const scrapeSeconds = Number(readFileSync('prometheus/prometheus.yml', 'utf8').m
     maxconn.expr.match(/\b(haproxy_\w+\{[^}]*\})/)[1],
   ];
   for (const step of saturated) {
-    const peak = await query(`max_over_time(haproxy_frontend_current_sessions{job="haproxy-exporter",frontend="fe_main"}[${Math.ceil((step.ended_at_ms - step.started_at_ms) / 1000)}s])`, { time: step.ended_at_ms });
+    const peak = await query(`max_over_time(${overStep('haproxy_frontend_current_sessions{job="haproxy-exporter",frontend="fe_main"}', step)})`, { time: step.ended_at_ms });
     const held = Number(peak[0]?.value[1]);
     check(held >= step.maxconn, `${step.dir} saturated maxconn`, `fe_main held up to ${held} connections, maxconn ${step.maxconn}`);
     for (const expr of series) {
