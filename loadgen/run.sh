@@ -29,12 +29,35 @@ script="${1:-/loadgen/closed.js}"
 [ $# -gt 0 ] && shift
 
 export LOADGEN_INDEX="${index}"
-# k6 writes the summary file but does not create its folder.
-if [ -n "${LOADGEN_SUMMARY_DIR:-}" ]; then mkdir -p "/results/${LOADGEN_SUMMARY_DIR}"; fi
+# k6 writes the summary file but does not create its folder. Beside it, this
+# replica's own kernel view (its network namespace is its own): the TCP
+# counters before and after (SYN retransmits: TcpExt.TCPSynRetrans) and the
+# SYN settings the clients ran with, read back.
+evidence=""
+if [ -n "${LOADGEN_SUMMARY_DIR:-}" ]; then
+  mkdir -p "/results/${LOADGEN_SUMMARY_DIR}"
+  evidence="/results/${LOADGEN_SUMMARY_DIR}/loadgen-${index}"
+  cat /proc/net/netstat >"${evidence}-netstat-before.txt"
+  for name in tcp_syn_retries tcp_syn_linear_timeouts; do
+    if [ -r "/proc/sys/net/ipv4/${name}" ]; then echo "net.ipv4.${name} $(cat "/proc/sys/net/ipv4/${name}")"; fi
+  done >"${evidence}-sysctl.txt"
+fi
 echo "loadgen: replica ${index}/${replicas}, testid ${TESTID:-adhoc}, target ${TARGET:-unset}, script ${script}"
-exec k6 run --quiet \
+k6 run --quiet \
   --execution-segment "$((index - 1))/${replicas}:${index}/${replicas}" \
   --execution-segment-sequence "$(awk -v n="${replicas}" 'BEGIN { for (i = 0; i <= n; i++) printf "%s%d/%d", (i ? "," : ""), i, n }')" \
   --tag "testid=${TESTID:-adhoc}" --tag "instance=loadgen-${index}" \
   -o experimental-prometheus-rw \
-  "$@" "${script}"
+  "$@" "${script}" &
+k6_pid=$!
+# This shell is PID 1: pass a stop (docker stop, Ctrl-C) on to k6, which still
+# writes its summary, then wait for k6 itself to end.
+trap 'kill -TERM "${k6_pid}" 2>/dev/null || true' TERM INT
+rc=0
+wait "${k6_pid}" || rc=$?
+while kill -0 "${k6_pid}" 2>/dev/null; do
+  rc=0
+  wait "${k6_pid}" || rc=$?
+done
+if [ -n "${evidence}" ]; then cat /proc/net/netstat >"${evidence}-netstat-after.txt"; fi
+exit "${rc}"

@@ -38,6 +38,7 @@ interrupted=0
 grafana_ok=1
 applied_env=""
 current_conns="-"
+somaxconn=""
 
 usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 
@@ -59,17 +60,73 @@ require_stack() {
   fi
 }
 
-description_is() { [[ "$(haproxy_info description)" == "$1" ]]; }
-
 # HAProxy holds no client connection for two polls in a row (leftovers of the
 # previous step, e.g. connections that waited in the accept queue, are gone).
 quiet() {
   [[ "$(haproxy_info CurrConns)" == 0 ]] && sleep 1 && [[ "$(haproxy_info CurrConns)" == 0 ]]
 }
 
-# apply_config FILE DESCRIPTION: check FILE with haproxy -c in the running
-# container, swap it in, reload (USR2: the old worker finishes its
-# connections), wait until the new worker runs it and is quiet.
+# listening_sockets FILE: `ss -ltn` in HAProxy's network namespace (the real
+# backlog and accept queue of every listening socket), raw, into FILE.
+listening_sockets() {
+  local errors
+  # Explicit return values throughout: called from the EXIT trap, a bare
+  # "return" would return the status the script exited with.
+  if errors=$(compose --profile tools run --rm --no-deps -T netprobe -ltn 2>&1 >"$1"); then return 0; fi
+  echo "${errors}" >&2
+  echo "${PROG}: could not read HAProxy's listening sockets with ss (netprobe, output above)" >&2
+  return 1
+}
+
+# listeners_differ EXPECTED SS_FILE: one line per listening socket that is not
+# what the config asks (labctl listeners); false when all are.
+listeners_differ() {
+  [[ -n "${somaxconn}" ]] || somaxconn=$(compose exec -T haproxy cat /proc/sys/net/core/somaxconn)
+  ! labctl listeners "${1#"${LAB_ROOT}/"}" "${2#"${LAB_ROOT}/"}" "${somaxconn}"
+}
+
+# restart_haproxy WHY: stop and start HAProxy on the live config (new
+# listening sockets). SIGTERM, HAProxy's hard stop, cuts what it still holds
+# at once; the image's stop signal (SIGUSR1) would wait for every connection.
+restart_haproxy() {
+  local id
+  log "restarting HAProxy: $1"
+  id=$(compose ps -q haproxy)
+  compose exec -T haproxy touch /var/lib/haproxy/keep-live-cfg \
+    && compose kill -s TERM haproxy >/dev/null 2>&1 \
+    && docker wait "${id}" >/dev/null \
+    && compose start haproxy >/dev/null 2>&1
+}
+
+# switch_config DESCRIPTION LISTENERS DIR: make HAProxy run the live config.
+# A reload (USR2: the old worker finishes its connections) unless the running
+# listening sockets differ from the config's (LISTENERS): a reload keeps them,
+# backlog included, so then a restart. Checked afterwards with ss; DIR keeps
+# ss's view before and after.
+switch_config() {
+  local why since
+  since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  listening_sockets "$3/listen-sockets-before.txt" || return 1
+  if why=$(listeners_differ "$2" "$3/listen-sockets-before.txt"); then
+    restart_haproxy "a reload keeps the listening sockets and this config changes them (${why//$'\n'/; })" || return 1
+  else
+    compose kill -s USR2 haproxy >/dev/null 2>&1
+  fi
+  if ! wait_for 30 "HAProxy to run '$1'" description_is "$1"; then
+    # Why, in HAProxy's words (e.g. "Cannot raise FD limit to 20153, limit is 20000").
+    compose logs --no-log-prefix --since "${since}" haproxy 2>/dev/null | grep -E 'ALERT|Failed to load' | tail -n 3 >&2
+    return 1
+  fi
+  listening_sockets "$3/listen-sockets.txt" || return 1
+  if why=$(listeners_differ "$2" "$3/listen-sockets.txt"); then
+    echo "${PROG}: HAProxy runs other listening sockets than '$1' asks: ${why//$'\n'/; } (ss -ltn in $3/listen-sockets.txt)" >&2
+    return 1
+  fi
+}
+
+# apply_config FILE DESCRIPTION LISTENERS DIR: check FILE with haproxy -c in
+# the running container, swap it in, switch to it (switch_config), wait until
+# the previous step's connections are gone.
 apply_config() {
   # shellcheck disable=SC2016 # expanded by the container's bash
   compose exec -T haproxy bash -c '
@@ -78,21 +135,23 @@ apply_config() {
     mv -f /var/lib/haproxy/candidate.cfg "$1"' _ "${LIVE_CFG}" <"$1" \
     || die "HAProxy rejected $1 (haproxy -c above); the running config is unchanged"
   touched=1
-  local since
-  since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  compose kill -s USR2 haproxy >/dev/null 2>&1
-  if ! wait_for 30 "HAProxy to run '$2'" description_is "$2"; then
-    # Why, in HAProxy's words (e.g. "Cannot raise FD limit to 20153, limit is 20000").
-    compose logs --no-log-prefix --since "${since}" haproxy 2>/dev/null | grep -E 'ALERT|Failed to load' | tail -n 3 >&2
-    die "HAProxy did not load $1 (its alert above); the previous config still runs"
-  fi
+  switch_config "$2" "$3" "$4" || die "HAProxy did not take $1 as asked (above)"
   wait_for 60 "HAProxy to drain the previous step's connections" quiet || true
 }
 
+# restore_baseline: haproxy/haproxy.cfg again, with its own listening sockets.
 restore_baseline() {
-  compose exec -T haproxy ln -sfn "${BASELINE_CFG}" "${LIVE_CFG}" \
-    && compose kill -s USR2 haproxy >/dev/null 2>&1 \
-    && wait_for 30 "HAProxy back on haproxy/haproxy.cfg" description_is baseline
+  local listeners="${run_dir}/configs/baseline.listeners" dir="${run_dir}/baseline-restored"
+  if ! compose exec -T haproxy ln -sfn "${BASELINE_CFG}" "${LIVE_CFG}"; then
+    echo "${PROG}: could not link ${LIVE_CFG} back to haproxy/haproxy.cfg in the haproxy container" >&2
+    return 1
+  fi
+  if [[ ! -f "${listeners}" ]]; then
+    compose kill -s USR2 haproxy >/dev/null 2>&1
+    wait_for 30 "HAProxy back on haproxy/haproxy.cfg" description_is baseline
+    return $?
+  fi
+  mkdir -p "${dir}" && switch_config baseline "${listeners}" "${dir}"
 }
 
 # scale SVC=N,SVC=N: backend replicas, and HAProxy sees each of them UP.
@@ -143,7 +202,7 @@ progress() {
   if [[ "${left}" == "done" ]]; then
     text=$(printf '  step %-46s done, %s hits' "${1:0:46}" "$3")
     if [[ -t 1 ]]; then printf '\r%-80s\n' "${text}"; else echo "${text}"; fi
-    return
+    return 0
   fi
   ((left > 0)) || left=0
   text=$(printf '  step %-46s %4ss left, %s hits so far' "${1:0:46}" "${left}" "$3")
@@ -178,10 +237,26 @@ use_compose_env() {
   fi
 }
 
-# sample FILE T: "t haproxy_conns backend_conns" while the load runs.
+# without_missing_sysctl "K=V ..." DIR: the load environment without a
+# LOADGEN_SYSCTL this Docker host's kernel does not have (the load generators
+# would not start), and a note in DIR/notes.txt saying so.
+without_missing_sysctl() {
+  local words="$1" kv setting
+  for kv in ${words}; do [[ "${kv}" == LOADGEN_SYSCTL=* ]] && setting="${kv#LOADGEN_SYSCTL=}"; done
+  if [[ -z "${setting:-}" ]] \
+    || docker run --rm --network none --entrypoint sh "$(env_value NODE_IMAGE)" -c "test -e /proc/sys/$(tr . / <<<"${setting%%=*}")"; then
+    echo "${words}"
+    return 0
+  fi
+  log "the clients' kernel has no ${setting%%=*}: the step runs with the kernel's own setting"
+  echo "the clients' kernel has no ${setting%%=*}: this step ran without ${setting}" >>"$2/notes.txt"
+  tr ' ' '\n' <<<"${words}" | grep -v '^LOADGEN_SYSCTL=' | paste -sd' ' -
+}
+
+# sample FILE T: "t haproxy_conns backend_conns accept_queue" while the load runs.
 sample() {
   local line
-  line=$(haproxy_conns_both_sides 2>/dev/null) || line="- -"
+  line=$(haproxy_sockets 2>/dev/null) || line="- - -"
   echo "$2 ${line}" >>"$1"
   current_conns="${line%% *}"
 }
@@ -196,8 +271,9 @@ run_step() {
   mkdir -p "${out}"
   log "step ${index}/${total} ${label}"
   use_compose_env "${compose_env}"
-  apply_config "${run_dir}/${config}" "${scenario}/${id}"
+  apply_config "${run_dir}/${config}" "${scenario}/${id}" "${run_dir}/${config%.cfg}.listeners" "${out}"
   scale "${backends}"
+  env_words=$(without_missing_sysctl "${env_words}" "${out}")
   netstat_of_haproxy >"${out}/netstat-before.txt"
   container_stats "${out}/memory-before.txt"
   start_ms=$(($(date +%s%N) / 1000000))
@@ -213,7 +289,7 @@ run_step() {
     compose --profile "${profile}" up -d --no-deps --scale "${service}=${replicas}" "${service}" >/dev/null 2>&1
   ) || die "could not start the load generators"
   started=${SECONDS}
-  echo "t haproxy_conns backend_conns" >"${out}/samples.txt"
+  echo "t haproxy_conns backend_conns accept_queue" >"${out}/samples.txt"
   while [[ -n "$(compose --profile "${profile}" ps -q --status running "${service}" 2>/dev/null)" ]]; do
     sample "${out}/samples.txt" $((SECONDS - started))
     progress "${index}/${total} ${label}" $((seconds - (SECONDS - started))) "${current_conns} conns, $(($(hits_so_far) - hits0))"
@@ -232,6 +308,8 @@ run_step() {
     "${start_ms}" "${end_ms}" "$(compose --profile "${profile}" ps -a --format '{{.ExitCode}}' "${service}" | paste -sd, -)" \
     "$(docker inspect -f 'oom_killed={{.State.OOMKilled}} status={{.State.Status}} exit={{.State.ExitCode}}' "$(compose ps -a -q haproxy)" 2>/dev/null)" \
     >"${out}/step.json"
+  # The load generators' own words (k6: why requests failed), before they go.
+  compose --profile "${profile}" logs --no-color "${service}" >"${out}/${service}-log.txt" 2>&1 || true
   compose --profile "${profile}" rm -sf "${service}" >/dev/null 2>&1
   annotate "${scenario}: ${label}" "\"haproxy-lab\",\"${scenario}\",\"${id}\"" "${end_ms}" "${start_ms}"
 }
@@ -268,7 +346,7 @@ cleanup() {
   compose --profile load rm -sf loadgen >/dev/null 2>&1 || true
   if [[ ${touched} -eq 1 ]]; then
     [[ -z "${applied_env}" ]] || (use_compose_env -) || true
-    restore_baseline || echo "${PROG}: could not put HAProxy back on haproxy/haproxy.cfg: run 'docker compose restart haproxy'" >&2
+    restore_baseline || echo "${PROG}: could not put HAProxy back on haproxy/haproxy.cfg: run 'docker compose up -d --force-recreate haproxy'" >&2
     (scale "${original_scale}") || true
   fi
   if [[ -f "${run_dir}/INCOMPLETE" ]]; then
@@ -329,4 +407,7 @@ main() {
   return "${rc}"
 }
 
-main "$@"
+# Sourced (tests/unit.sh), only the functions.
+# "exit" on the same line: bash reads a script as it runs, so an edit of this
+# file during a run cannot make it run what follows.
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then main "$@"; exit; fi

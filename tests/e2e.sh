@@ -84,6 +84,32 @@ test_e2e_04_hitless_reload_keeps_inflight_request() {
   [[ "${after}" != "${before}" ]] || fail "worker pid unchanged: no reload happened"
 }
 
+# fe_main_backlog: the backlog of HAProxy's :8080 listening socket, as the
+# kernel has it (ss in HAProxy's network namespace).
+fe_main_backlog() {
+  compose --profile tools run --rm --no-deps -T netprobe -ltnH | awk '$4 ~ /:8080$/ { print $3 }'
+}
+
+# Why the runner restarts HAProxy for a step that changes a listening socket:
+# a reload (USR2) hands the old worker's sockets to the new one, which keeps
+# their backlog. The new config runs (show info says so), the socket does not.
+test_e2e_04d_a_reload_keeps_the_listening_sockets_backlog() {
+  local backlog
+  assert_eq 5000 "$(fe_main_backlog)" "fe_main backlog before (the baseline's maxconn)"
+  # shellcheck disable=SC2016 # expanded by the container's shell
+  compose exec -T haproxy sh -c 'sed -e "s/^    description baseline/    description backlog-64/" \
+    -e "s/^    bind :8080$/    bind :8080 backlog 64/" /usr/local/etc/haproxy/haproxy.cfg >/var/lib/haproxy/backlog-64.cfg \
+    && mv -f /var/lib/haproxy/backlog-64.cfg /var/lib/haproxy/live.cfg'
+  compose kill -s USR2 haproxy >/dev/null 2>&1
+  wait_for 30 "HAProxy to run the backlog-64 config" description_is backlog-64
+  backlog=$(fe_main_backlog)
+  compose exec -T haproxy ln -sfn /usr/local/etc/haproxy/haproxy.cfg /var/lib/haproxy/live.cfg
+  compose kill -s USR2 haproxy >/dev/null 2>&1
+  wait_for 30 "HAProxy back on the baseline" description_is baseline
+  echo "after a reload to 'bind :8080 backlog 64': ss shows backlog ${backlog}"
+  assert_eq 5000 "${backlog}" "fe_main backlog after a reload asking for 64 (the old socket's)"
+}
+
 # k6_counts SUMMARY...: "REQUESTS FAILED" summed over k6 summaries (paths
 # relative to the repository).
 k6_counts() {
@@ -292,7 +318,7 @@ test_e2e_08a_dashboard_panels_after_the_sweep() {
 
 test_e2e_09_quick_fullconn_tuning_throughput_complete() {
   local scenario run
-  for scenario in fullconn tuning throughput; do
+  for scenario in fullconn throughput; do
     scripts/scenario.sh "${scenario}" --quick
     run=$(newest_run "${scenario}")
     assert_run_files "${run}"
@@ -300,6 +326,30 @@ test_e2e_09_quick_fullconn_tuning_throughput_complete() {
     assert_eq "0" "$(summary_field "${run}" 's.rows.filter((r) => !r.measured).length')" "${scenario} steps without data"
     assert_lab_restored
   done
+}
+
+# tuning --quick: every step ran on the listening socket it asked for (the
+# runner restarts HAProxy when a reload cannot change it, and fails the step
+# if ss disagrees): fe_main's backlog 128 in every step. The accept queue is
+# measured: at maxconn 2000 it fills (backlog + 1), HAProxy's kernel drops
+# SYNs and the clients retransmit them; at maxconn 5000 far fewer. After the
+# run the baseline's socket (backlog 5000) is back.
+test_e2e_09e_tuning_quick_sockets_read_back_and_accept_queue_measured() {
+  local run
+  scripts/scenario.sh tuning --quick
+  run=$(newest_run tuning)
+  assert_run_files "${run}"
+  assert_eq "128,128,128,128,128" "$(summary_field "${run}" 's.rows.map((r) => r.measured.backlog).join()')" \
+    "fe_main backlog read back with ss after each step"
+  # Full: the kernel admits backlog + 1 (129), a racing CPU one or two more.
+  assert_eq "true" "$(summary_field "${run}" 's.rows[0].measured.accept_queue_max >= 128 && s.rows[0].measured.accept_queue_max <= 132')" \
+    "accept queue full at maxconn 2000 (longest sampled $(summary_field "${run}" 's.rows[0].measured.accept_queue_max'), backlog 128)"
+  assert_eq "true" "$(summary_field "${run}" 's.rows[0].measured.listen_overflows > 0 && s.rows[0].measured.syn_retrans > 0')" \
+    "listen overflows and client SYN retransmits at maxconn 2000 ($(summary_field "${run}" 'JSON.stringify(s.rows[0].measured, ["listen_overflows", "syn_retrans"])'))"
+  assert_eq "true" "$(summary_field "${run}" '[2, 3, 4].every((i) => s.rows[i].measured.listen_overflows * 4 < s.rows[0].measured.listen_overflows && s.rows[i].measured.syn_retrans * 4 < s.rows[0].measured.syn_retrans)')" \
+    "at maxconn 5000 under a quarter of maxconn 2000's overflows and retransmits ($(summary_field "${run}" 'JSON.stringify(s.rows.map((r) => [r.id, r.measured.listen_overflows, r.measured.syn_retrans]))'))"
+  assert_eq 5000 "$(fe_main_backlog)" "fe_main backlog after the run (the baseline's)"
+  assert_lab_restored
 }
 
 # The long-lived scenarios, quick: every verdict passes (scenario.sh exits 0),
@@ -408,9 +458,9 @@ test_e2e_11_scenario_steps_become_grafana_annotations() {
   posts=$(docker logs "${fake}" 2>&1)
   docker rm -f "${fake}" >/dev/null
   echo "${posts}"
-  assert_eq 8 "$(grep -c '^POST /api/annotations {' <<<"${posts}")" "annotations posted (start + region per step)"
-  assert_eq 4 "$(grep -c '"timeEnd":[0-9]*,"tags":\["haproxy-lab","tuning","[a-z0-9-]*"\]' <<<"${posts}")" "region annotations with tags"
-  grep -q '"text":"tuning step 1/4: maxconn 2000 (default)"' <<<"${posts}" || fail "step 1 start annotation"
+  assert_eq 10 "$(grep -c '^POST /api/annotations {' <<<"${posts}")" "annotations posted (start + region per step)"
+  assert_eq 5 "$(grep -c '"timeEnd":[0-9]*,"tags":\["haproxy-lab","tuning","[a-z0-9-]*"\]' <<<"${posts}")" "region annotations with tags"
+  grep -q '"text":"tuning step 1/5: maxconn 2000 (default)"' <<<"${posts}" || fail "step 1 start annotation"
 }
 
 # Every panel query of every provisioned dashboard returns data from the lab's

@@ -72,6 +72,43 @@ test_unit_scenario_bad_input_is_one_clear_error() {
   assert_eq "${before}" "${after}" "files under results/ after bad input"
 }
 
+# A run whose verdict failed (exit 3) still puts HAProxy back on the baseline,
+# restarting it when the step's listening sockets differ. The cleanup runs in
+# the EXIT trap, where a bare "return" returns the script's exit status: that
+# once made every check fail and left the step's config running. Docker and
+# the node image are stubbed: the calls the cleanup makes are the result.
+test_unit_scenario_cleanup_after_a_failed_verdict_restores_the_baseline() {
+  local dir rc=0 err
+  dir=$(mktemp -d)
+  mkdir -p "${dir}/configs"
+  echo "fe_main 8080 5000" >"${dir}/configs/baseline.listeners"
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  err=$(RUN_DIR="${dir}" bash -c '
+    source scripts/scenario.sh
+    compose() {
+      echo "compose $*" >>"${RUN_DIR}/calls"
+      [[ "$*" != *netprobe* ]] || echo "LISTEN 0 128 0.0.0.0:8080 0.0.0.0:*"
+    }
+    # The first comparison finds the step'"'"'s backlog, the second the baseline'"'"'s.
+    labctl() {
+      echo "labctl $*" >>"${RUN_DIR}/calls"
+      [[ "$1" == listeners && ! -e "${RUN_DIR}/compared" ]] || return 0
+      touch "${RUN_DIR}/compared"
+      echo "fe_main :8080 has backlog 128, the config asks 5000"
+      return 1
+    }
+    haproxy_info() { echo baseline; }
+    docker() { echo "docker $*" >>"${RUN_DIR}/calls"; }
+    run_dir="${RUN_DIR}" touched=1 original_scale=""
+    trap cleanup EXIT
+    exit 3' 2>&1 >/dev/null) || rc=$?
+  assert_eq 3 "${rc}" "exit status of the run (a failed verdict)"
+  assert_eq "" "${err}" "what the cleanup said on stderr"
+  grep -q '^compose start haproxy$' "${dir}/calls" || fail "no HAProxy restart in the cleanup's calls: $(cat "${dir}/calls")"
+  [[ -s "${dir}/baseline-restored/listen-sockets.txt" ]] || fail "the baseline's sockets were not read back"
+  rm -rf "${dir}"
+}
+
 test_unit_scenario_list_and_help() {
   local out
   out=$(scripts/scenario.sh list)

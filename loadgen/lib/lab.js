@@ -2,6 +2,7 @@
 // (as k6 scenarios) and the summary written for the scenario runner.
 // Everything comes from __ENV so one script serves every step of a scenario.
 import http from 'k6/http';
+import { Counter } from 'k6/metrics';
 
 // env NAME [default]: a string from the environment, or the default.
 export function env(name, fallback) {
@@ -52,6 +53,38 @@ export function loadOptions(scenarios) {
     // The latency percentiles the runner's tables show.
     summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'max'],
   };
+}
+
+// "30s", "1m", "500ms" → seconds (k6's own duration strings, checked).
+export function seconds(name, fallback) {
+  const raw = env(name, fallback);
+  const m = /^(?:(\d+)m)?(?:(\d+)s)?(?:(\d+)ms)?$/.exec(raw);
+  if (!m || raw === '') throw new Error(`${name} must be a duration such as 1s or 500ms (got "${raw}")`);
+  return Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0) + Number(m[3] ?? 0) / 1000;
+}
+
+// How long each TCP connect took, in whole seconds: a SYN the server's kernel
+// dropped (a full accept queue) is sent again after the client kernel's retry
+// timeout, so connects pile up at the retry times (1, 2, 3 s... or the classic
+// 1, 3, 7, 15 s). One counter per second, kept in the summary by thresholds
+// that always pass (a tag alone does not make k6 summarise it).
+const connectWaits = new Counter('connect_waits');
+export const CONNECT_WAIT_MAX_S = 90;
+
+export function connectWaitThresholds() {
+  const thresholds = {};
+  for (let s = 0; s <= CONNECT_WAIT_MAX_S; s += 1) thresholds[`connect_waits{after_s:${s}}`] = ['count>=0'];
+  return thresholds;
+}
+
+// countConnectWait RESPONSE: a request that opened a connection (a kept-alive
+// one reused has connecting 0, and so has one that never connected).
+export function countConnectWait(res) {
+  if (!(res.timings.connecting > 0)) return;
+  // Whole seconds, rounded down: a retried SYN takes at least the 1 s initial
+  // retransmission timeout, a busy client's slow connect less.
+  const s = Math.min(CONNECT_WAIT_MAX_S, Math.floor(res.timings.connecting / 1000));
+  connectWaits.add(1, { after_s: String(s) });
 }
 
 export function get(path, params) {

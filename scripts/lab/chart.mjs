@@ -101,12 +101,18 @@ export function renderChart(report) {
     for (const [x, y] of pts) out.push(`<circle cx="${r1(x)}" cy="${r1(y)}" r="5" fill="none" stroke="${COLORS.published}" stroke-width="2"/>`);
   }
 
-  // Legend along the bottom edge.
-  const legendY = H - 16;
+  // Legend along the bottom edge; an item that would cross the right edge
+  // starts a new line below (long axis names).
+  let legendY = H - 40;
   let lx = PLOT.left;
   const item = (symbol, label) => {
+    const width = 40 + label.length * 6.5;
+    if (lx > PLOT.left && lx + width > W - 8) {
+      lx = PLOT.left;
+      legendY += 20;
+    }
     out.push(symbol(lx), text(lx + 30, legendY + 4, label));
-    lx += 40 + label.length * 6.5;
+    lx += width;
   };
   item((x) => `<g><line x1="${x}" y1="${legendY}" x2="${x + 22}" y2="${legendY}" stroke="${COLORS.measured}" stroke-width="2"/><circle cx="${x + 11}" cy="${legendY}" r="4" fill="${COLORS.measured}"/></g>`, `${c.y_label} measured`);
   if (hasPublished) {

@@ -10,6 +10,10 @@
 //                             the limits that cap a connection scenario and the
 //                             largest count they allow; exit 2 if the target
 //                             cannot fit (plan takes --limits FILE too)
+//   listeners EXPECTED SS_FILE SOMAXCONN
+//                             compare a config's listening sockets (a .listeners
+//                             file plan wrote) with `ss -ltn`; one line per
+//                             difference, exit 1 if any
 //   report DIR [--command C] [--versions V]
 //                             the measured-vs-published table; writes summary.*,
 //                             report.md and chart.svg; exit 3 if a verdict failed
@@ -20,6 +24,7 @@ import { renderConfig } from './render.mjs';
 import { OPTIONS, SCENARIO_OPTIONS, UsageError, buildPlan, listScenarios, loadScenario, parseOptions } from './scenarios.mjs';
 import { formatPreflight, preflight, refusal, sizeLevels } from './preflight.mjs';
 import { buildReport, formatTable, readRun, writeOutputs } from './report.mjs';
+import { compareListeners, expectedListeners, listenersText, parseSs } from './listeners.mjs';
 
 const ROOT = process.cwd();
 const BASELINE = 'haproxy/haproxy.cfg';
@@ -116,7 +121,13 @@ function plan(args) {
   if (checkOnly) return;
   if (!out) throw new UsageError('plan needs --out DIR');
   mkdirSync(join(out, 'configs'), { recursive: true });
-  result.steps.forEach((s, i) => writeFileSync(join(out, s.config), configs[i]));
+  // Each config's listening sockets, which the runner checks with ss after
+  // applying it (and the baseline's, checked when the run puts it back).
+  result.steps.forEach((s, i) => {
+    writeFileSync(join(out, s.config), configs[i]);
+    writeFileSync(join(out, s.config.replace(/\.cfg$/, '.listeners')), listenersText(expectedListeners(configs[i])));
+  });
+  writeFileSync(join(out, 'configs/baseline.listeners'), listenersText(expectedListeners(baseline)));
   writeFileSync(join(out, 'plan.json'), `${JSON.stringify(result, null, 2)}\n`);
   console.log(planLines(result).join('\n'));
 }
@@ -130,6 +141,23 @@ function preflightCommand(args) {
   const { preflight: p } = connectionSizing(scenario, options, limitsFile);
   console.log(formatPreflight(p));
   if (!p.fits) throw new UsageError(refusal(p));
+}
+
+// "proxy port backlog" lines → [{proxy, port, backlog}].
+function readListeners(file) {
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => {
+    const [proxy, port, backlog] = line.split(' ');
+    return { proxy, port: Number(port), backlog: backlog === '-' ? null : Number(backlog) };
+  });
+}
+
+function listenersCommand([expected, ssFile, somaxconn]) {
+  if (!expected || !ssFile || !/^\d+$/.test(somaxconn ?? '')) {
+    throw new UsageError('listeners needs EXPECTED_FILE SS_FILE SOMAXCONN');
+  }
+  const problems = compareListeners(readListeners(expected), parseSs(readFileSync(ssFile, 'utf8')), Number(somaxconn));
+  for (const p of problems) console.log(p);
+  if (problems.length > 0) process.exitCode = 1;
 }
 
 function report(args) {
@@ -150,8 +178,9 @@ function main([command, ...args]) {
     case 'describe': return describe(args[0] ?? '');
     case 'plan': return plan(args);
     case 'report': return report(args);
+    case 'listeners': return listenersCommand(args);
     case 'preflight': return preflightCommand(args);
-    default: throw new UsageError(`unknown command "${command ?? ''}": use list, describe, plan, preflight or report`);
+    default: throw new UsageError(`unknown command "${command ?? ''}": use list, describe, plan, preflight, listeners or report`);
   }
 }
 

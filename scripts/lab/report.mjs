@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { renderChart } from './chart.mjs';
 import { mergeSummaries } from '../../loadgen/holder/merge.mjs';
+import { parseSs } from './listeners.mjs';
 
 // Numbers a step measures (cpu is an object container → percent; ratio only
 // exists when the plan has ratio_to).
@@ -20,14 +21,19 @@ const LONG_LIVED = [
   'haproxy_conns_peak', 'backend_conns_peak', 'sd_aborts', 'cd_aborts', 'connections', 'client_held',
   'bytes_haproxy', 'bytes_backend', 'bytes_holder', 'oom_killed',
 ];
-const SCALARS = [...CORE, ...LONG_LIVED];
+// The accept queue, on both sides: fe_main's listening socket (its backlog
+// read back with ss, the longest queue sampled during the load), HAProxy's
+// kernel counters, and the clients' SYN retransmits and connect times.
+const ACCEPT_QUEUE = ['backlog', 'accept_queue_max', 'listen_drops', 'syncookies', 'syn_retrans', 'connects_retried'];
+const SCALARS = [...CORE, ...ACCEPT_QUEUE, ...LONG_LIVED];
 export const METRICS = [...SCALARS, 'cpu', 'ratio'];
 // Always in the CSV, after the plan's columns.
-const CSV_METRICS = CORE.filter((m) => m !== 'seconds');
+const CSV_METRICS = [...CORE.filter((m) => m !== 'seconds'), ...ACCEPT_QUEUE];
 const COUNTS = new Set([
   'requests', 'successful', 'failed', 'max_sessions', 'max_queue', 'errors', 'maxconn_reached', 'listen_overflows',
   'dropped', 'plateau_conns', 'backend_plateau', 'haproxy_conns_peak', 'backend_conns_peak', 'sd_aborts',
   'cd_aborts', 'connections', 'client_held', 'bytes_haproxy', 'bytes_backend', 'bytes_holder', 'oom_killed',
+  ...ACCEPT_QUEUE,
 ]);
 const LABELS = {
   requests: 'requests', successful: 'successful', failed: 'failed', seconds: 'seconds',
@@ -35,6 +41,8 @@ const LABELS = {
   p99_ms: 'p99 ms (max of replicas)', max_sessions: 'max sessions', max_queue: 'max queue',
   errors: 'errors', maxconn_reached: 'maxconn reached', listen_overflows: 'listen overflows',
   cpu: 'HAProxy CPU %', ratio: 'ratio',
+  backlog: 'backlog (ss)', accept_queue_max: 'accept queue (max sampled)', listen_drops: 'listen drops',
+  syncookies: 'SYN cookies sent', syn_retrans: 'client SYN retransmits', connects_retried: 'connects after ≥1 s',
   req_rate: 'completed requests/sec', mean_ms: 'mean ms', floor_ms: 'floor ms (sleep-0 probes)',
   mean_above_floor_ms: 'mean − floor ms', dropped: 'dropped (k6 could not start them)',
   failure_pct: 'failed %', littles_conns: 'rate × mean time (Little)', plateau_conns: 'HAProxy conns (plateau)',
@@ -154,11 +162,19 @@ export function parseMemory(text) {
   return memory;
 }
 
-// samples.txt: "t haproxy_conns backend_conns" per second of load ("-": no answer).
+// samples.txt: "t haproxy_conns backend_conns [accept_queue]" per second of
+// load ("-": no answer; runs before the accept queue was sampled have 3 columns).
 export function parseSamples(text) {
   if (text === null) return null;
-  return text.split('\n').slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f.length === 3)
-    .map(([t, h, b]) => ({ t: Number(t), haproxy: h === '-' ? null : Number(h), backend: b === '-' ? null : Number(b) }));
+  const number = (v) => (v === undefined || v === '-' ? null : Number(v));
+  return text.split('\n').slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f.length === 3 || f.length === 4)
+    .map(([t, h, b, q]) => ({ t: Number(t), haproxy: number(h), backend: number(b), queue: number(q) }));
+}
+
+// loadgen-N-sysctl.txt: "name value" lines → {name: value}.
+export function parseSysctl(text) {
+  if (text === null) return null;
+  return Object.fromEntries(text.split('\n').map((l) => l.trim().split(/\s+/)).filter((f) => f.length === 2));
 }
 
 // HAProxy httplog lines → {"SD": n, "CD": n, ...} by the first two letters of
@@ -209,9 +225,26 @@ function measureK6(summaries, step) {
     floor_ms: floorMs,
     mean_above_floor_ms: floorMs === null ? null : meanMs - floorMs,
     dropped: sum((s) => values(s, 'dropped_iterations').count),
+    ...connectWaits(summaries),
     // Little's law with the arrival rate: the offered RATE of an open model.
     littles_conns: meanMs === null ? null : (Number(step.load?.env?.RATE) || reqRate) * (meanMs / 1000),
   };
+}
+
+// connect_waits{after_s:N} (loadgen/lib/lab.js) summed over the replicas:
+// {N: connects that took about N s}, and how many took 1 s or more (at least
+// one SYN retransmitted). Null when the script does not count them.
+function connectWaits(summaries) {
+  const waits = {};
+  for (const s of summaries) {
+    for (const [name, metric] of Object.entries(s?.metrics ?? {})) {
+      const m = /^connect_waits\{after_s:(\d+)\}$/.exec(name);
+      if (m && metric.values?.count > 0) waits[m[1]] = (waits[m[1]] ?? 0) + metric.values.count;
+    }
+  }
+  if (!summaries.some((s) => s?.metrics?.connect_waits)) return { connect_waits: null, connects_retried: null };
+  const retried = Object.entries(waits).filter(([k]) => Number(k) >= 1).reduce((t, [, v]) => t + v, 0);
+  return { connect_waits: waits, connects_retried: retried };
 }
 
 // The merged holder summaries (every replica): connections, not requests.
@@ -241,7 +274,9 @@ function measure(step, k6, holder, e) {
   const base = holder ? measureHolder(holder, step) : measureK6(k6, step);
   const fe = e.stat?.find((r) => r.pxname === 'fe_main' && r.svname === 'FRONTEND');
   const backends = e.stat?.filter((r) => r.svname === 'BACKEND') ?? [];
-  const overflows = 'TcpExt.ListenOverflows';
+  const delta = (name) => (e.before?.[name] !== undefined && e.after?.[name] !== undefined ? e.after[name] - e.before[name] : null);
+  const clients = e.clientNetstat.filter((c) => c.before && c.after);
+  const listener = e.listeners?.[8080] ?? null;
   // Plateau: the median over the second half of the load (the first half ramps up).
   const secs = step.load?.seconds ?? Infinity;
   const late = (e.samples ?? []).filter((x) => x.t >= secs / 2 && x.t <= secs);
@@ -259,8 +294,14 @@ function measure(step, k6, holder, e) {
     max_queue: e.stat ? backends.filter((r) => r.pxname.startsWith('be_')).reduce((t, r) => t + cell(r.qmax), 0) : null,
     errors: e.stat ? cell(fe?.ereq) + backends.reduce((t, r) => t + cell(r.econ) + cell(r.eresp), 0) : null,
     maxconn_reached: e.info?.MaxconnReached !== undefined ? cell(e.info.MaxconnReached) : null,
-    listen_overflows: e.before?.[overflows] !== undefined && e.after?.[overflows] !== undefined
-      ? e.after[overflows] - e.before[overflows] : null,
+    listen_overflows: delta('TcpExt.ListenOverflows'),
+    listen_drops: delta('TcpExt.ListenDrops'),
+    syncookies: delta('TcpExt.SyncookiesSent'),
+    backlog: listener ? listener.backlog : null,
+    accept_queue_max: e.samples?.some((x) => x.queue !== null) ? Math.max(...side(e.samples, 'queue')) : null,
+    // Every replica's own network namespace: its kernel's SYN retransmits.
+    syn_retrans: clients.length ? clients.reduce((t, c) => t + cell(c.after['TcpExt.TCPSynRetrans']) - cell(c.before['TcpExt.TCPSynRetrans']), 0) : null,
+    client_sysctl: e.clientSysctl,
     plateau_conns: median(side(late, 'haproxy')),
     backend_plateau: median(side(late, 'backend')),
     haproxy_conns_peak: e.samples ? Math.max(0, ...side(e.samples, 'haproxy')) : null,
@@ -272,6 +313,7 @@ function measure(step, k6, holder, e) {
     // The clients did not exist before the step: their own RSS growth per connection.
     bytes_holder: holder?.bytes_per_connection ?? null,
     haproxy_alerts: e.alerts,
+    notes: e.notes,
     oom_killed: typeof e.step?.haproxy_state === 'string' ? Number(e.step.haproxy_state.includes('oom_killed=true')) : null,
     cpu: e.cpu,
     memory: e.memPeak ? Object.fromEntries(Object.keys(e.memPeak).sort()
@@ -296,6 +338,12 @@ function readStep(stepDir, step) {
     memPeak: parseMemory(file('cpu.txt')),
     samples: parseSamples(file('samples.txt')),
     terms: parseTerminations(file('haproxy-log.txt')),
+    listeners: file('listen-sockets.txt') === null ? null : parseSs(file('listen-sockets.txt')),
+    clientNetstat: byIndex(/^loadgen-\d+\.json$/).map((n) => n.replace(/\.json$/, '')).map((n) => ({
+      before: parseNetstat(file(`${n}-netstat-before.txt`)), after: parseNetstat(file(`${n}-netstat-after.txt`)),
+    })),
+    clientSysctl: parseSysctl(file('loadgen-1-sysctl.txt')),
+    notes: (file('notes.txt') ?? '').split('\n').filter(Boolean),
     // HAProxy's own words when a worker died or a config failed (OOM kill: "exited with code 137").
     alerts: (file('haproxy-log.txt') ?? '').split('\n').filter((l) => /^\[(ALERT|WARNING)\].*(exit|Cannot raise|Killed)/.test(l)).slice(0, 4),
     step: readJson(path.join(stepDir, 'step.json')),
@@ -381,6 +429,9 @@ function aggregate(steps) {
   row.measured.memory = ran[0].measured.memory ?? null;
   row.failures = ran[0].holder?.failures ?? null;
   row.measured.haproxy_alerts = ran[0].measured.haproxy_alerts ?? [];
+  row.measured.connect_waits = ran[0].measured.connect_waits ?? null;
+  row.measured.client_sysctl = ran[0].measured.client_sysctl ?? null;
+  row.measured.notes = ran[0].measured.notes ?? [];
   return row;
 }
 
@@ -599,7 +650,20 @@ function memoryReading(_, rows) {
   return { text: `memory per connection — ${lines.join('; ')}` };
 }
 
-const READINGS = { tipping_point: tippingPoint, memory: memoryReading };
+// The clients' SYN retry schedule, as measured: where connects piled up (the
+// seconds after which a dropped SYN's retry got in), per step, beside the
+// client kernel's setting that shapes it.
+function synTimingReading(_, rows) {
+  const lines = rows.filter((r) => r.measured?.connect_waits).map((r) => {
+    const m = r.measured;
+    const linear = m.client_sysctl?.['net.ipv4.tcp_syn_linear_timeouts'];
+    const kernel = linear === undefined ? 'kernel without tcp_syn_linear_timeouts' : `tcp_syn_linear_timeouts ${linear}`;
+    return `${r.label} (${kernel}): ${formatValue('connects_retried', m.connects_retried)} connects after ≥1 s — ${formatWaits(m.connect_waits)}`;
+  });
+  return { text: `SYN retries, connects by how long they took — ${lines.join('; ') || 'no step counted its connects'}` };
+}
+
+const READINGS = { tipping_point: tippingPoint, memory: memoryReading, syn_timing: synTimingReading };
 
 // Little's law, L = X × W, on each measured step: the requests in service that
 // the measured throughput X implies for a service time W, beside the sessions
@@ -725,6 +789,24 @@ function fenced(text, lang) {
 
 const VERSION_NAMES = { haproxy: 'HAProxy', k6: 'k6', node: 'Node.js' };
 
+// "after 1 s: 12, 2 s: 9" from {N: count} (connects of 1 s or more).
+export function formatWaits(waits) {
+  const late = Object.entries(waits ?? {}).map(([k, v]) => [Number(k), v]).filter(([k]) => k >= 1).sort((a, b) => a[0] - b[0]);
+  return late.length ? late.map(([k, v]) => `${k} s: ${v}`).join(', ') : 'none';
+}
+
+function acceptQueueDetails(m) {
+  const f = (metric) => formatValue(metric, m[metric]);
+  const out = [`- accept queue of fe_main :8080: backlog (ss) ${f('backlog')}, longest queue sampled ${f('accept_queue_max')}; ` +
+    `HAProxy's kernel: listen overflows ${f('listen_overflows')}, listen drops ${f('listen_drops')}, SYN cookies sent ${f('syncookies')}`];
+  if (m.syn_retrans !== null || m.connect_waits) {
+    const settings = Object.entries(m.client_sysctl ?? {}).map(([k, v]) => `${k} ${v}`).join(', ');
+    out.push(`- clients: SYN retransmits ${f('syn_retrans')}; connects that took about N s: ${formatWaits(m.connect_waits)}` +
+      `${settings ? ` (clients' kernel: ${settings})` : ''}`);
+  }
+  return out;
+}
+
 function stepDetails(row, configs) {
   const out = [`### ${row.label} (\`${row.id}\`): ${row.verdict}`, ''];
   const runs = row.per_run.map((r) => r.dir).join(', ');
@@ -734,7 +816,8 @@ function stepDetails(row, configs) {
     const f = (metric) => formatValue(metric, m[metric]);
     out.push(`- load: ${f('requests')} requests, ${f('successful')} successful, ${f('failed')} failed in ${f('seconds')} s = ${f('hits_per_sec')} hits/sec; latency p50/p95/p99 (max of replicas) ${f('p50_ms')}/${f('p95_ms')}/${f('p99_ms')} ms`);
     out.push(`- HAProxy: maxconn reached ${f('maxconn_reached')}, max sessions ${f('max_sessions')}, max queue ${f('max_queue')}, errors ${f('errors')}`);
-    out.push(`- listen overflows: ${f('listen_overflows')}`);
+    out.push(...acceptQueueDetails(m));
+    for (const note of m.notes ?? []) out.push(`- note: ${note}`);
     const cpu = m.cpu ? Object.entries(m.cpu).map(([name, v]) => `${name} ${v.toFixed(1)}%`).join(', ') : '';
     out.push(`- CPU by container: ${cpu || '-'}`);
     const shown = LONG_LIVED.filter((k) => m[k] !== null && m[k] !== undefined);
@@ -784,7 +867,7 @@ export function toMarkdown(report, { configs = {}, versions = {}, command = '' }
   for (const r of [head, align, ...body]) out.push(`| ${r.map(mdCell).join(' | ')} |`);
   out.push('', `Result: ${report.ok ? 'ok' : 'FAIL'}`, '');
   if (report.comparisons.length) out.push('## Comparisons', '', ...report.comparisons.map((c) => `- ${c.text}`), '');
-  if (report.readings?.length) out.push("## Little's law", '', ...report.readings.map((n) => `- ${n}`), '');
+  if (report.readings?.length) out.push('## Readings', '', ...report.readings.map((n) => `- ${n}`), '');
   if (report.notes.length) out.push('## Notes', '', ...report.notes.map((n) => `- ${n}`), '');
   out.push('## Steps', '');
   for (const row of report.rows) out.push(...stepDetails(row, configs), '');

@@ -167,8 +167,11 @@ export function evalModel(formula, vars) {
 }
 
 function informational(expect) {
-  // Only comparisons with the article inform; "±N%of:" checks the lab's own model.
-  return Object.fromEntries(Object.entries(expect).map(([m, e]) => [m, e.startsWith('±') && !e.includes('of:') ? `~${e}` : e]));
+  // Only comparisons with the article inform: "±N%" of its figures and the
+  // ratio to the baseline (the size of its effect needs its load); "±N%of:"
+  // checks the lab's own model.
+  const article = (m, e) => (e.startsWith('±') && !e.includes('of:')) || (m === 'ratio' && !e.startsWith('~'));
+  return Object.fromEntries(Object.entries(expect).map(([m, e]) => [m, article(m, e) ? `~${e}` : e]));
 }
 
 const variant = (part, options) => ({

@@ -30,7 +30,7 @@ require_docker() {
 # the last file winning). Scripts run from LAB_ROOT, as compose resolves
 # COMPOSE_ENV_FILES from the working directory.
 env_value() {
-  if [[ -n "${!1:-}" ]]; then echo "${!1}"; return; fi
+  if [[ -n "${!1:-}" ]]; then echo "${!1}"; return 0; fi
   local files file value last=""
   IFS=',' read -r -a files <<<"${COMPOSE_ENV_FILES:-.env}"
   for file in "${files[@]}"; do
@@ -60,6 +60,9 @@ haproxy_servers() {
 
 # haproxy_info NAME: a field of HAProxy's "show info" (Pid, CurrConns, description...).
 haproxy_info() { haproxy_cli "show info" | sed -n "s/^$1: //p"; }
+
+# description_is TEXT: HAProxy runs the config whose "description" is TEXT.
+description_is() { [[ "$(haproxy_info description)" == "$1" ]]; }
 
 # haproxy_stat_sum PROXY_REGEX SVNAME COLUMN: COLUMN of "show stat" summed over
 # the rows of the matching proxies (SVNAME FRONTEND, BACKEND or a server).
@@ -159,12 +162,19 @@ container_stats() {
     $(compose --profile load --profile hold ps -q) >"$1" 2>/dev/null || true
 }
 
-# haproxy_conns_both_sides: "CLIENT SERVER": HAProxy's CurrConns (client side)
-# and its established connections to the backends' port 8080 (0x1F90), from
-# its own /proc/net/tcp (server side); "-" for a side that did not answer.
-haproxy_conns_both_sides() {
+# haproxy_sockets: "CLIENT SERVER QUEUE": HAProxy's CurrConns (client side),
+# its established connections to the backends' port 8080 (0x1F90, server
+# side) and the connections waiting in fe_main's accept queue (the :8080
+# LISTEN socket's rx_queue: accepted by the kernel, not yet by HAProxy), from
+# its own /proc/net/tcp; "-" for a side that did not answer.
+haproxy_sockets() {
   # shellcheck disable=SC2016 # expanded by the container's bash and awk
   compose exec -T haproxy bash -c '
     exec 3<>/dev/tcp/127.0.0.1/9999 && echo "show info" >&3 && conns=$(sed -n "s/^CurrConns: //p" <&3)
-    awk -v conns="${conns:--}" "\$4 == \"01\" { split(\$3, r, \":\"); if (r[2] == \"1F90\") n++ } END { print conns, n + 0 }" /proc/net/tcp /proc/net/tcp6'
+    awk -v conns="${conns:--}" "
+      function hex(h,  i, v) { for (i = 1; i <= length(h); i++) v = v * 16 + index(\"0123456789ABCDEF\", substr(h, i, 1)) - 1; return v }
+      { split(\$2, l, \":\"); split(\$3, r, \":\"); split(\$5, q, \":\") }
+      \$4 == \"01\" && r[2] == \"1F90\" { n++ }
+      \$4 == \"0A\" && l[2] == \"1F90\" { queue += hex(q[2]) }
+      END { print conns, n + 0, queue + 0 }" /proc/net/tcp /proc/net/tcp6'
 }

@@ -84,8 +84,12 @@ describe('parsers', () => {
   });
 
   test('samples: "-" is no answer, the header is skipped', () => {
-    assert.deepEqual(parseSamples('t haproxy_conns backend_conns\n0 5 4\n2 - -\n'),
-      [{ t: 0, haproxy: 5, backend: 4 }, { t: 2, haproxy: null, backend: null }]);
+    assert.deepEqual(parseSamples('t haproxy_conns backend_conns accept_queue\n0 5 4 129\n2 - - -\n'),
+      [{ t: 0, haproxy: 5, backend: 4, queue: 129 }, { t: 2, haproxy: null, backend: null, queue: null }]);
+  });
+
+  test('samples of runs before the accept queue was sampled: 3 columns, no queue', () => {
+    assert.deepEqual(parseSamples('t haproxy_conns backend_conns\n0 5 4\n'), [{ t: 0, haproxy: 5, backend: 4, queue: null }]);
   });
 });
 

@@ -97,6 +97,55 @@ describe('readRun: metrics from the step files', () => {
     assert.equal(run.incomplete, null);
   });
 
+  test('the accept queue on both sides: backlog read back, queue sampled, kernel counters, SYN retries', () => {
+    const waits = (counts) => Object.fromEntries(Object.entries(counts)
+      .map(([s, count]) => [`connect_waits{after_s:${s}}`, { type: 'counter', values: { count, rate: 0 } }]));
+    const replica = (counts) => {
+      const data = k6({ count: 1250, ms: 60000 });
+      Object.assign(data.metrics, { connect_waits: { type: 'counter', values: { count: 1250 } } }, waits(counts));
+      return data;
+    };
+    const client = (retrans) => `TcpExt: SyncookiesSent TCPSynRetrans\nTcpExt: 0 ${retrans}\n`;
+    const p = plan([step('a')]);
+    const run = readRun(makeRun(p, {
+      'steps/a-1': {
+        'loadgen-1.json': replica({ 0: 1000, 1: 150, 3: 100 }),
+        'loadgen-2.json': replica({ 0: 1100, 3: 140, 7: 10 }),
+        'loadgen-1-netstat-before.txt': client(0),
+        'loadgen-1-netstat-after.txt': client(360),
+        'loadgen-2-netstat-before.txt': client(2),
+        'loadgen-2-netstat-after.txt': client(312),
+        'loadgen-1-sysctl.txt': 'net.ipv4.tcp_syn_retries 6\nnet.ipv4.tcp_syn_linear_timeouts 0\n',
+        'netstat-before.txt': 'TcpExt: SyncookiesSent ListenOverflows ListenDrops\nTcpExt: 1 5 5\n',
+        'netstat-after.txt': 'TcpExt: SyncookiesSent ListenOverflows ListenDrops\nTcpExt: 301 1705 1712\n',
+        'samples.txt': 't haproxy_conns backend_conns accept_queue\n0 900 900 0\n1 2000 2000 129\n2 - - -\n3 2000 2000 57\n',
+        'listen-sockets.txt': 'State  Recv-Q Send-Q Local Address:Port  Peer Address:Port\nLISTEN 0      128          0.0.0.0:8080       0.0.0.0:*\n',
+        'notes.txt': 'the clients\' kernel has no net.ipv4.tcp_syn_linear_timeouts: this step ran without it\n',
+      },
+    }));
+    const m = run.steps[0].measured;
+    assert.equal(m.backlog, 128);
+    assert.equal(m.accept_queue_max, 129);
+    assert.deepEqual([m.listen_overflows, m.listen_drops, m.syncookies], [1700, 1707, 300]);
+    assert.equal(m.syn_retrans, 360 + 310, 'each replica after − before, summed');
+    assert.deepEqual(m.connect_waits, { 0: 2100, 1: 150, 3: 240, 7: 10 });
+    assert.equal(m.connects_retried, 400);
+    assert.deepEqual(m.client_sysctl, { 'net.ipv4.tcp_syn_retries': '6', 'net.ipv4.tcp_syn_linear_timeouts': '0' });
+    const report = buildReport(readRun(makeRun({ ...p, readings: [{ kind: 'syn_timing' }] }, {
+      'steps/a-1': { 'loadgen-1.json': replica({ 0: 1000, 1: 150, 3: 100 }), 'loadgen-1-sysctl.txt': 'net.ipv4.tcp_syn_linear_timeouts 0\n' },
+    })));
+    assert.equal(report.readings[0], 'SYN retries, connects by how long they took — a (tcp_syn_linear_timeouts 0): 250 connects after ≥1 s — 1 s: 150, 3 s: 100');
+    const md = toMarkdown(buildReport(run));
+    assert.match(md, /accept queue of fe_main :8080: backlog \(ss\) 128, longest queue sampled 129; HAProxy's kernel: listen overflows 1700, listen drops 1707, SYN cookies sent 300/);
+    assert.match(md, /clients: SYN retransmits 670; connects that took about N s: 1 s: 150, 3 s: 240, 7 s: 10 \(clients' kernel: net.ipv4.tcp_syn_retries 6, net.ipv4.tcp_syn_linear_timeouts 0\)/);
+    assert.match(md, /- note: the clients' kernel has no net.ipv4.tcp_syn_linear_timeouts/);
+  });
+
+  test('a script that does not count connects, a run without ss or client evidence: not measured, not 0', () => {
+    const m = readRun(makeRun(plan([step('a')]), { 'steps/a-1': load(100) })).steps[0].measured;
+    assert.deepEqual([m.backlog, m.accept_queue_max, m.syn_retrans, m.connects_retried, m.connect_waits], [null, null, null, null, null]);
+  });
+
   test('absent k6 metrics count as 0 and HAProxy files are optional', () => {
     const empty = { metrics: { http_reqs: { values: { count: 0 } } }, state: { testRunDurationMs: 0 } };
     const run = readRun(makeRun(plan([step('a')]), { 'steps/a-1': { 'loadgen-1.json': empty } }));

@@ -1,0 +1,111 @@
+// The listening sockets a HAProxy config asks the kernel for, and how to
+// compare them with what runs. A reload passes the old worker's listening
+// sockets to the new one, which keeps their backlog (HAProxy calls listen()
+// only on sockets it creates): a step that changes a socket's backlog only
+// takes effect after a restart, and only `ss -ltn` shows which one runs.
+
+// Sections that own `bind` lines.
+const LISTENING = /^(frontend|listen)\s+(\S+)/;
+
+function words(line) {
+  return line.trim().split(/\s+/);
+}
+
+// The value after KEYWORD in a list of words, as a number (or null).
+function option(list, keyword) {
+  const at = list.indexOf(keyword);
+  return at >= 0 && /^\d+$/.test(list[at + 1] ?? '') ? Number(list[at + 1]) : null;
+}
+
+// TCP port of a bind address (":8080", "0.0.0.0:8080", "ipv4@127.0.0.1:9999",
+// "[::]:80"); null for unix sockets and other families.
+function portOf(address) {
+  if (/^(unix|abns|abnsz|fd|sockpair|quic\d?|udp\d?)@/.test(address) || address.startsWith('/')) return null;
+  const m = /:(\d+)$/.exec(address);
+  return m ? Number(m[1]) : null;
+}
+
+// expectedListeners CONFIG_TEXT → [{proxy, port, backlog}] for every TCP bind
+// of a frontend or listen section. The backlog HAProxy passes to listen(),
+// measured on HAProxy 3.2 with `ss -ltn` (tests/unit: listeners): the bind's
+// "backlog", else the proxy's "backlog", else the bind's "maxconn", else the
+// proxy's "maxconn", else the defaults' "maxconn", else the global maxconn.
+// The kernel caps it at net.core.somaxconn (see effectiveBacklog).
+export function expectedListeners(text) {
+  let section = null;
+  let proxy = null;
+  const global = {};
+  const defaults = {};
+  const proxies = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/#.*$/, '');
+    if (line.trim() === '') continue;
+    if (/^\S/.test(line)) {
+      section = words(line)[0];
+      const m = LISTENING.exec(line);
+      proxy = m ? { name: m[2], maxconn: null, backlog: null, binds: [] } : null;
+      if (proxy) proxies.push(proxy);
+      continue;
+    }
+    const w = words(line);
+    if (section === 'global' && w[0] === 'maxconn') global.maxconn = option(w, 'maxconn');
+    if (section === 'defaults' && w[0] === 'maxconn') defaults.maxconn = option(w, 'maxconn');
+    if (!proxy) continue;
+    if (w[0] === 'maxconn') proxy.maxconn = option(w, 'maxconn');
+    if (w[0] === 'backlog') proxy.backlog = option(w, 'backlog');
+    if (w[0] === 'bind') {
+      // "bind :8080,:8081 opts": one socket per address.
+      for (const address of w[1].split(',')) {
+        const port = portOf(address);
+        if (port !== null) proxy.binds.push({ port, backlog: option(w, 'backlog'), maxconn: option(w, 'maxconn') });
+      }
+    }
+  }
+  return proxies.flatMap((p) => p.binds.map((b) => ({
+    proxy: p.name,
+    port: b.port,
+    backlog: b.backlog ?? p.backlog ?? b.maxconn ?? p.maxconn ?? defaults.maxconn ?? global.maxconn ?? null,
+  })));
+}
+
+// The backlog the kernel keeps: listen() silently caps it at somaxconn.
+export function effectiveBacklog(asked, somaxconn) {
+  return asked === null ? null : Math.min(asked, somaxconn);
+}
+
+// listenersText LISTENERS: the named file the runner compares with ss
+// ("proxy port backlog" per line; "-" when the config sets no maxconn at all).
+export function listenersText(listeners) {
+  return `${listeners.map((l) => `${l.proxy} ${l.port} ${l.backlog ?? '-'}`).join('\n')}\n`;
+}
+
+// parseSs TEXT: `ss -ltn` output → {port: {queue, backlog}} for IPv4/IPv6
+// listeners (Recv-Q: connections waiting in the accept queue; Send-Q: the
+// socket's backlog).
+export function parseSs(text) {
+  const out = {};
+  for (const line of (text ?? '').split('\n')) {
+    const f = line.trim().split(/\s+/);
+    // With or without the State column (ss -H omits nothing but the header).
+    const at = f[0] === 'LISTEN' ? 1 : 0;
+    if (!/^\d+$/.test(f[at] ?? '') || !/^\d+$/.test(f[at + 1] ?? '')) continue;
+    const m = /:(\d+)$/.exec(f[at + 2] ?? '');
+    if (m) out[Number(m[1])] = { queue: Number(f[at]), backlog: Number(f[at + 1]) };
+  }
+  return out;
+}
+
+// compareListeners EXPECTED SS_PARSED SOMAXCONN → one line per socket that
+// differs from what the config asks ([] when everything runs as asked).
+export function compareListeners(expected, running, somaxconn) {
+  const problems = [];
+  for (const l of expected) {
+    const want = effectiveBacklog(l.backlog, somaxconn);
+    const got = running[l.port];
+    if (!got) problems.push(`${l.proxy} :${l.port} is not listening`);
+    else if (want !== null && got.backlog !== want) {
+      problems.push(`${l.proxy} :${l.port} has backlog ${got.backlog}, the config asks ${want}`);
+    }
+  }
+  return problems;
+}
