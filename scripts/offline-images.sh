@@ -96,6 +96,7 @@ main() {
   build_image HAPROXY_EXPORTER_IMAGE haproxy-exporter.Dockerfile
   build_image SHELLCHECK_IMAGE shellcheck.Dockerfile
   build_image NETPROBE_IMAGE netprobe.Dockerfile
+  build_image ACTIONLINT_IMAGE actionlint.Dockerfile
   docker image inspect "$(image_ref K6_IMAGE)" >/dev/null 2>&1 \
     || log "K6_IMAGE: compiling k6 from its Go module takes several minutes"
   build_image K6_IMAGE k6.Dockerfile

@@ -57,9 +57,12 @@ run_test() {
 }
 
 run_group() {
-  local group="$1" fn
-  # shellcheck source=/dev/null
-  source "${LAB_ROOT}/tests/${group}.sh"
+  local group="$1" fn file
+  # A group's tests: tests/GROUP.sh and any tests/GROUP-*.sh beside it.
+  for file in "${LAB_ROOT}/tests/${group}.sh" "${LAB_ROOT}/tests/${group}"-*.sh; do
+    # shellcheck source=/dev/null
+    [[ -f "${file}" ]] && source "${file}"
+  done
   log "group ${group}"
   if declare -F "${group}_setup" >/dev/null && ! "${group}_setup"; then
     failed=$((failed + 1))

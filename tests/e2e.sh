@@ -226,6 +226,45 @@ test_e2e_05_k6_two_replicas_counted_in_prometheus() {
     'sum(haproxy_frontend_http_requests_total{job="haproxy",proxy="fe_main"})' "${after}"
 }
 
+# readme_commands SECTION: the bash blocks of README's "## SECTION", one
+# script, continuation lines kept.
+readme_commands() {
+  awk -v section="## $1" '
+    $0 == section { inside = 1; next }
+    inside && /^## / { exit }
+    inside && /^```bash$/ { block = 1; next }
+    inside && /^```$/ { block = 0; next }
+    inside && block { print }' "${LAB_ROOT}/README.md"
+}
+
+# README's Load section, run as a user types it on Linux: without the LAB_UID
+# the scripts export (the section's first command exports it). Every file the
+# load generators write must belong to the user running the commands.
+test_e2e_05a_readme_load_commands_work_as_written() {
+  local script moved=() dir rc=0 listing="" others=""
+  script=$(readme_commands Load)
+  grep -q 'export LAB_UID' <<<"${script}" || fail "README's Load section exports no LAB_UID"
+  echo "${script}"
+  # The README writes results/demo and results/demo-hold: a user's own are
+  # moved aside for the test and put back whatever happens.
+  for dir in demo demo-hold; do
+    if [[ -e "${LAB_ROOT}/results/${dir}" ]]; then
+      mv "${LAB_ROOT}/results/${dir}" "${LAB_ROOT}/results/${dir}.before-e2e-$$"
+      moved+=("${dir}")
+    fi
+  done
+  (cd "${LAB_ROOT}" && env -u LAB_UID -u LAB_GID bash -euo pipefail -c "${script}") >/dev/null 2>&1 || rc=$?
+  listing=$(cd "${LAB_ROOT}/results" && compgen -G 'demo/loadgen-*.json'; compgen -G 'demo-hold/holder-*.json') || true
+  listing=$(paste -sd' ' - <<<"${listing}")
+  others=$(find "${LAB_ROOT}/results/demo" "${LAB_ROOT}/results/demo-hold" ! -user "$(id -u)" 2>/dev/null | head -n 3)
+  rm -rf "${LAB_ROOT}/results/demo" "${LAB_ROOT}/results/demo-hold"
+  for dir in "${moved[@]}"; do mv "${LAB_ROOT}/results/${dir}.before-e2e-$$" "${LAB_ROOT}/results/${dir}"; done
+  assert_eq 0 "${rc}" "exit status of README's Load commands"
+  assert_eq "demo/loadgen-1.json demo/loadgen-2.json demo/loadgen-3.json demo-hold/holder-1.json demo-hold/holder-2.json" \
+    "${listing}" "summaries the README's commands promise"
+  assert_eq "" "${others}" "files the load generators wrote that do not belong to uid $(id -u)"
+}
+
 # haproxy-exporter reads HAProxy through the stats socket in the volume they
 # share (nothing published): the source of the dashboard's maxconn panels.
 test_e2e_06_haproxy_exporter_reads_the_stats_socket() {
@@ -316,7 +355,7 @@ test_e2e_08a_dashboard_panels_after_the_sweep() {
   wait_for 30 "the dashboard's panels to match the run" panels_after_sweep "${run}"
 }
 
-test_e2e_09_quick_fullconn_tuning_throughput_complete() {
+test_e2e_09_quick_fullconn_throughput_complete() {
   local scenario run
   for scenario in fullconn throughput; do
     scripts/scenario.sh "${scenario}" --quick

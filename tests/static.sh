@@ -34,6 +34,34 @@ test_static_default_images_are_official_and_pinned() {
   echo "${images}"
 }
 
+# Every pulled image in .env says where its tag was confirmed to exist (the
+# line above it), and its offline stand-in (offline.env) is on the same
+# version line: the stand-in's tag is a prefix of the pin's version.
+test_static_image_pins_confirmed_and_matched_by_their_stand_ins() {
+  local name ref previous="" official offline n=0
+  while IFS= read -r line; do
+    if [[ "${line}" =~ ^([A-Z0-9_]+_IMAGE)=(.+)$ ]]; then
+      name="${BASH_REMATCH[1]}" ref="${BASH_REMATCH[2]}"
+      n=$((n + 1))
+      if [[ "${ref}" != haproxy-lab/* ]]; then
+        [[ "${previous}" == "# confirmed: "* ]] || fail "${name}=${ref}: no '# confirmed: <where>' line above it in .env"
+        offline=$(sed -n "s/^${name}=//p" offline.env)
+        if [[ -z "${offline}" ]]; then
+          # No stand-in (Grafana): offline.env must say why, naming the variable.
+          grep -q "^# .*${name}" offline.env || fail "${name}: no stand-in in offline.env and no comment there saying why"
+          previous="${line}"
+          continue
+        fi
+        official="${ref##*:}" official="${official#v}" official="${official%%-*}"
+        [[ "${official}." == "${offline##*:}."* ]] \
+          || fail "${name}: stand-in ${offline} is not on the version line of ${ref}"
+      fi
+    fi
+    previous="${line}"
+  done <.env
+  assert_ge 8 "${n}" "images pinned in .env"
+}
+
 test_static_haproxy_configs_valid() {
   local cfg n=0
   for cfg in haproxy/*.cfg; do

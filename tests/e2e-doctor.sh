@@ -1,0 +1,21 @@
+# shellcheck shell=bash
+# End to end: scripts/doctor.sh for real on the lab e2e_01 started (project
+# haproxy-lab-test, the ports and open-file limits e2e_setup and the caller
+# exported): no check fails, and the ports the lab publishes count as its own.
+
+test_e2e_01a_doctor_passes_on_the_running_lab() {
+  local out rc=0 check name
+  out=$(scripts/doctor.sh) || rc=$?
+  echo "${out}"
+  assert_eq 0 "${rc}" "doctor's exit status on the running lab"
+  assert_eq "" "$(grep '^FAIL' <<<"${out}" || true)" "failed checks"
+  for check in docker compose 'image HAPROXY_IMAGE' 'image NODE_IMAGE' 'image PROMETHEUS_IMAGE' nofile \
+    'port GRAFANA_PORT' memory checkout results; do
+    grep -q "^ok   ${check}: " <<<"${out}" || fail "no ok line for ${check}"
+  done
+  for name in HAPROXY_HTTP_PORT HAPROXY_STATS_PORT HAPROXY_METRICS_PORT PROMETHEUS_PORT; do
+    assert_eq "ok   port ${name}: 127.0.0.1:$(env_value "${name}") held by the lab itself (project ${COMPOSE_PROJECT_NAME})" \
+      "$(grep "^ok   port ${name}: " <<<"${out}" || true)" "${name}, published by the running lab"
+  done
+  assert_match '^[0-9]+ ok, 0 failed' "$(tail -n 1 <<<"${out}")" "the last line"
+}
