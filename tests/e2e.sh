@@ -255,12 +255,12 @@ test_e2e_05a_readme_load_commands_work_as_written() {
   done
   (cd "${LAB_ROOT}" && env -u LAB_UID -u LAB_GID bash -euo pipefail -c "${script}") >/dev/null 2>&1 || rc=$?
   listing=$(cd "${LAB_ROOT}/results" && compgen -G 'demo/loadgen-*.json'; compgen -G 'demo-hold/holder-*.json') || true
-  listing=$(paste -sd' ' - <<<"${listing}")
+  listing=$(LC_ALL=C sort <<<"${listing}" | paste -sd' ' -)
   others=$(find "${LAB_ROOT}/results/demo" "${LAB_ROOT}/results/demo-hold" ! -user "$(id -u)" 2>/dev/null | head -n 3)
   rm -rf "${LAB_ROOT}/results/demo" "${LAB_ROOT}/results/demo-hold"
   for dir in "${moved[@]}"; do mv "${LAB_ROOT}/results/${dir}.before-e2e-$$" "${LAB_ROOT}/results/${dir}"; done
   assert_eq 0 "${rc}" "exit status of README's Load commands"
-  assert_eq "demo/loadgen-1.json demo/loadgen-2.json demo/loadgen-3.json demo-hold/holder-1.json demo-hold/holder-2.json" \
+  assert_eq "demo-hold/holder-1.json demo-hold/holder-2.json demo/loadgen-1.json demo/loadgen-2.json demo/loadgen-3.json" \
     "${listing}" "summaries the README's commands promise"
   assert_eq "" "${others}" "files the load generators wrote that do not belong to uid $(id -u)"
 }
