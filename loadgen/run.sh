@@ -41,6 +41,8 @@ if [ -n "${LOADGEN_SUMMARY_DIR:-}" ]; then
   for name in tcp_syn_retries tcp_syn_linear_timeouts; do
     if [ -r "/proc/sys/net/ipv4/${name}" ]; then echo "net.ipv4.${name} $(cat "/proc/sys/net/ipv4/${name}")"; fi
   done >"${evidence}-sysctl.txt"
+  # The k6 that ran, for the report's versions.
+  k6 version >"${evidence}-version.txt" 2>&1 || true
 fi
 echo "loadgen: replica ${index}/${replicas}, testid ${TESTID:-adhoc}, target ${TARGET:-unset}, script ${script}"
 k6 run --quiet \

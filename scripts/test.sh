@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: scripts/test.sh [GROUP...]
+# Usage: scripts/test.sh [GROUP [PATTERN]]...
 #
 # The lab's whole test suite; needs only bash and Docker with Compose v2.
 # GROUP is any of: static unit e2e (default: all three, in that order).
@@ -7,10 +7,19 @@
 #           dashboard JSON, the compose rules (pinned images, 127.0.0.1 ports...)
 #   unit    backend tests (node:test) and load-generator checks, in containers
 #   e2e     the stack for real: scaling, load through HAProxy, Prometheus counts
+# PATTERN, after a GROUP, runs only that group's tests whose name without
+# "test_" (e2e_08_maxconn_sweep_reproduces_the_article) or whose file's name
+# (e2e-closed, from tests/e2e-closed.sh) matches it, an extended regex; the
+# group's setup and teardown still run. A PATTERN that matches no test stops
+# the run before anything starts. Every e2e test starts from any state of the
+# lab, a stopped one included, so any of them runs alone:
+#   scripts/test.sh e2e 'stack|reload'   the tests of e2e-stack.sh and e2e-reloads.sh
+#   scripts/test.sh e2e '^e2e_08_'       one test
 # Images come from .env, or from the offline stand-ins with
 #   COMPOSE_ENV_FILES=.env,offline.env scripts/test.sh
 # TEST_VERBOSE=1 also shows the output of the tests that pass (measurements).
-# Ends with the line "N passed, N failed"; exits non-zero if any test failed.
+# Ends with the line "N passed, N failed"; exits non-zero if any test failed,
+# after a line with the command that reruns just the failed ones.
 set -euo pipefail
 
 # shellcheck disable=SC2034 # read by die/log in scripts/lib/common.sh
@@ -25,9 +34,13 @@ passed=0
 failed=0
 failed_names=()
 log_dir=""
+# Per group: the PATTERN it was given, the tests it runs, and whether its
+# setup failed (then a rerun is the whole selection again).
+declare -A patterns=() selected=() setup_failed=()
 
 usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 
+# shellcheck disable=SC2329 # run by main's EXIT trap (shellcheck misses it before "; exit")
 cleanup() {
   local rc=$?
   declare -F e2e_teardown >/dev/null && e2e_teardown
@@ -56,46 +69,116 @@ run_test() {
   fi
 }
 
-run_group() {
-  local group="$1" fn file
-  # A group's tests: tests/GROUP.sh and any tests/GROUP-*.sh beside it.
-  for file in "${LAB_ROOT}/tests/${group}.sh" "${LAB_ROOT}/tests/${group}"-*.sh; do
+# load_group GROUP: source tests/GROUP.sh and any tests/GROUP-*.sh beside it.
+load_group() {
+  local file
+  for file in "${LAB_ROOT}/tests/$1.sh" "${LAB_ROOT}/tests/$1"-*.sh; do
     # shellcheck source=/dev/null
     [[ -f "${file}" ]] && source "${file}"
   done
-  log "group ${group}"
+}
+
+# select_tests GROUP PATTERN: the group's test functions, in name order (the
+# order they run in), whose name without "test_" or whose file's name
+# matches PATTERN (all of them for an empty PATTERN).
+select_tests() {
+  local fn file
+  shopt -s extdebug # declare -F NAME then also prints its line and file
+  for fn in $(declare -F | awk -v p="test_$1_" 'index($3, p) == 1 { print $3 }'); do
+    read -r _ _ file < <(declare -F "${fn}")
+    file="${file##*/}"
+    if [[ -z "$2" || "${fn#test_}" =~ $2 || "${file%.sh}" =~ $2 ]]; then echo "${fn}"; fi
+  done
+  shopt -u extdebug
+}
+
+run_group() {
+  local group="$1" fn start=${SECONDS}
+  if [[ -n "${patterns[${group}]}" ]]; then
+    log "group ${group}, the tests matching ${patterns[${group}]}"
+  else
+    log "group ${group}"
+  fi
   if declare -F "${group}_setup" >/dev/null && ! "${group}_setup"; then
     failed=$((failed + 1))
-    failed_names+=("${group}_setup")
+    setup_failed[${group}]=1
     echo "  ${group}_setup FAILED: skipping the ${group} tests" >&2
     return
   fi
-  for fn in $(declare -F | awk -v p="test_${group}_" 'index($3, p) == 1 { print $3 }'); do
+  for fn in ${selected[${group}]}; do
     run_test "${fn}"
   done
   if declare -F "${group}_teardown" >/dev/null; then "${group}_teardown"; fi
+  log "group ${group} took $(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s"
+}
+
+# quote WORD: WORD in single quotes, as a shell reads it back.
+quote() {
+  local q="'\\''"
+  printf "'%s'" "${1//\'/${q}}"
+}
+
+# rerun_command GROUP...: the command that runs again what failed in the
+# given groups: a failed test by its exact name, a group whose setup failed
+# as it was asked for.
+rerun_command() {
+  local command="scripts/test.sh" group name names
+  for group in "$@"; do
+    if [[ -n "${setup_failed[${group}]:-}" ]]; then
+      command+=" ${group}"
+      [[ -z "${patterns[${group}]}" ]] || command+=" $(quote "${patterns[${group}]}")"
+      continue
+    fi
+    names=""
+    for name in "${failed_names[@]}"; do
+      [[ "${name}" == "${group}_"* ]] && names+="${names:+|}${name}"
+    done
+    [[ -z "${names}" ]] || command+=" ${group} '^(${names})\$'"
+  done
+  echo "${command}"
 }
 
 main() {
-  local groups=() g
+  local groups=() g pattern rc
   for g in "$@"; do
     case "${g}" in
       -h|--help) usage; exit 0 ;;
-      static|unit|e2e) groups+=("${g}") ;;
-      *) die "unknown test group '${g}': use any of ${GROUPS_ALL[*]} (or none for all)" ;;
+      static|unit|e2e) groups+=("${g}"); patterns[${g}]="" ;;
+      *)
+        [[ ${#groups[@]} -gt 0 ]] \
+          || die "unknown test group '${g}': use any of ${GROUPS_ALL[*]}, each optionally followed by a PATTERN (or none for all)"
+        [[ -z "${patterns[${groups[-1]}]}" ]] \
+          || die "one PATTERN per group: '${patterns[${groups[-1]}]}' then '${g}' after ${groups[-1]} (join them with |)"
+        patterns[${groups[-1]}]="${g}"
+        ;;
     esac
   done
   [[ ${#groups[@]} -gt 0 ]] || groups=("${GROUPS_ALL[@]}")
+  for g in "${groups[@]}"; do patterns[${g}]="${patterns[${g}]:-}"; done
+  # Every group's tests are known before anything runs: a PATTERN that
+  # selects nothing costs no setup.
+  for g in "${groups[@]}"; do
+    load_group "${g}"
+    pattern="${patterns[${g}]}" rc=0
+    # shellcheck disable=SC2319 # the status of [[ =~ ]] is the point: 2 for a bad regex
+    [[ "" =~ ${pattern} ]] || rc=$?
+    [[ ${rc} -ne 2 ]] || die "'${pattern}' is not an extended regular expression"
+    selected[${g}]=$(select_tests "${g}" "${pattern}" | xargs)
+    [[ -n "${selected[${g}]}" ]] \
+      || die "no ${g} test matches '${pattern}' (a test's name without test_, or its file's name, such as ${g}_... or ${g}-...)"
+  done
   require_docker
   log_dir=$(mktemp -d)
   trap cleanup EXIT
   log "images from ${COMPOSE_ENV_FILES:-.env}: $(env_value HAPROXY_IMAGE), $(env_value NODE_IMAGE), $(env_value K6_IMAGE), $(env_value PROMETHEUS_IMAGE)"
   for g in "${groups[@]}"; do run_group "${g}"; done
   if [[ ${failed} -gt 0 ]]; then
-    echo "failed: ${failed_names[*]}"
+    echo "rerun the failures: $(rerun_command "${groups[@]}")"
   fi
   echo "${passed} passed, ${failed} failed"
   [[ ${failed} -eq 0 ]]
 }
 
-main "$@"
+# "exit" on the same line: bash reads a script as it runs, so an edit of this
+# file during a run (a long e2e one) cannot make it run what follows.
+main "$@"; exit

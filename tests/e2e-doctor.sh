@@ -1,10 +1,11 @@
 # shellcheck shell=bash
-# End to end: scripts/doctor.sh for real on the lab e2e_01 started (project
+# End to end: scripts/doctor.sh for real on the running e2e lab (project
 # haproxy-lab-test, the ports and open-file limits e2e_setup and the caller
 # exported): no check fails, and the ports the lab publishes count as its own.
 
 test_e2e_01a_doctor_passes_on_the_running_lab() {
   local out rc=0 check name
+  e2e_up
   out=$(scripts/doctor.sh) || rc=$?
   echo "${out}"
   assert_eq 0 "${rc}" "doctor's exit status on the running lab"

@@ -108,3 +108,27 @@ test_static_grafana_schema_matches_the_pinned_grafana() {
   assert_eq "$(sed -E 's/^[^:]*:v?([0-9]+\.[0-9]+).*/\1/' <<<"${grafana}")" "${schema%.*}" \
     "@grafana/schema major.minor against GRAFANA_IMAGE's"
 }
+
+# The table of load tools and compose agree: each tool's service passes
+# through, by name, exactly the variables the tool reads (what a scenario may
+# set, plan --check), so a load variable reaches its container, with the
+# tool's own default when unset. Compose runs with an empty environment, so
+# a variable set in this shell cannot hide a missing name.
+test_static_load_tools_match_compose() {
+  env -i PATH="${PATH}" HOME="${HOME}" ${DOCKER_HOST:+DOCKER_HOST="${DOCKER_HOST}"} \
+    COMPOSE_ENV_FILES="${COMPOSE_ENV_FILES:-.env}" \
+    docker compose --project-directory "${LAB_ROOT}" --profile '*' config --format json \
+    | docker run --rm -i --network none -v "${LAB_ROOT}:/lab:ro" -w /lab "$(env_value NODE_IMAGE)" \
+      node tests/lib/loadtools-compose.mjs
+}
+
+# The runner (bash) and the engine (node) stay readable: no function over 60
+# lines, each doing one thing a name can say.
+test_static_no_function_over_60_lines_in_runner_or_engine() {
+  local files=() file
+  for file in scripts/scenario.sh scripts/lib/*.sh scripts/lab/*.mjs scripts/lab/*/*.mjs; do
+    [[ "${file}" == */test/* ]] || files+=("${file}")
+  done
+  docker run --rm --network none -v "${LAB_ROOT}:/lab:ro" -w /lab "$(env_value NODE_IMAGE)" \
+    node tests/lib/function-length.mjs 60 "${files[@]}"
+}

@@ -57,7 +57,9 @@ test_unit_scenario_engine_node_test() {
 # The runner's bad input: one line on stderr, non-zero exit, nothing written.
 test_unit_scenario_bad_input_is_one_clear_error() {
   local before after
-  before=$(find "${LAB_ROOT}/results" -mindepth 1 | wc -l)
+  # What these inputs could write: a folder per scenario, maxconn-sweep's runs.
+  results_listing() { ls "${LAB_ROOT}/results" "${LAB_ROOT}/results/maxconn-sweep" 2>/dev/null; }
+  before=$(results_listing)
   assert_fails_with '^scenario: unknown scenario "nope": try one of .*maxconn-sweep' scripts/scenario.sh nope
   assert_fails_with '^scenario: unknown option "--fast"' scripts/scenario.sh maxconn-sweep --fast
   assert_fails_with '^scenario: --duration needs a whole number from 1 to 3600 \(got "ten"\)$' \
@@ -68,8 +70,8 @@ test_unit_scenario_bad_input_is_one_clear_error() {
     env COMPOSE_PROJECT_NAME=haproxy-lab-absent scripts/scenario.sh maxconn-sweep --quick
   assert_fails_with '^scenario: cannot reach the Docker engine' \
     env DOCKER_HOST=unix:///nonexistent.sock scripts/scenario.sh maxconn-sweep
-  after=$(find "${LAB_ROOT}/results" -mindepth 1 | wc -l)
-  assert_eq "${before}" "${after}" "files under results/ after bad input"
+  after=$(results_listing)
+  assert_eq "${before}" "${after}" "results/ and results/maxconn-sweep/ after bad input"
 }
 
 # A run whose verdict failed (exit 3) still puts HAProxy back on the baseline,
@@ -82,6 +84,7 @@ test_unit_scenario_cleanup_after_a_failed_verdict_restores_the_baseline() {
   dir=$(mktemp -d)
   mkdir -p "${dir}/configs"
   echo "fe_main 8080 5000" >"${dir}/configs/baseline.listeners"
+  printf '%s\n' scenario=t steps=1 preflight=none 'load_services=loadgen holder' 'load_profiles=load hold' >"${dir}/run.env"
   # shellcheck disable=SC2016 # expanded by the inner bash
   err=$(RUN_DIR="${dir}" bash -c '
     source scripts/scenario.sh
@@ -99,14 +102,48 @@ test_unit_scenario_cleanup_after_a_failed_verdict_restores_the_baseline() {
     }
     haproxy_info() { echo baseline; }
     docker() { echo "docker $*" >>"${RUN_DIR}/calls"; }
-    run_dir="${RUN_DIR}" touched=1 original_scale=""
+    run_dir="${RUN_DIR}" run_accepted=1 touched=1 original_scale=""
+    read_run_env
     trap cleanup EXIT
     exit 3' 2>&1 >/dev/null) || rc=$?
   assert_eq 3 "${rc}" "exit status of the run (a failed verdict)"
   assert_eq "" "${err}" "what the cleanup said on stderr"
   grep -q '^compose start haproxy$' "${dir}/calls" || fail "no HAProxy restart in the cleanup's calls: $(cat "${dir}/calls")"
+  # Every load tool run.env names is stopped, whichever the steps used.
+  grep -q '^compose --profile load --profile hold rm -sf loadgen holder$' "${dir}/calls" \
+    || fail "the cleanup did not stop every load tool: $(grep ' rm ' "${dir}/calls" || echo 'no rm call')"
   [[ -s "${dir}/baseline-restored/listen-sockets.txt" ]] || fail "the baseline's sockets were not read back"
   rm -rf "${dir}"
+}
+
+# The runner reads what the planner writes: a real plan's step.env, read by
+# scripts/scenario.sh's read_env, gives the step's values, its load
+# environment (the runner's own variables included) and its compose settings.
+test_unit_runner_reads_the_planners_step_folders() {
+  local out="results/.unit-plan-$$" values
+  labctl_plan() {
+    docker run --rm --network none --user "${LAB_UID}:${LAB_GID}" -v "${LAB_ROOT}:/lab" -w /lab \
+      "$(env_value NODE_IMAGE)" node scripts/lab/cli.mjs plan "$@"
+  }
+  labctl_plan backend-timeout --quick --out "${out}"
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  values=$(OUT="${LAB_ROOT}/${out}" bash -c '
+    source scripts/scenario.sh
+    run_dir="${OUT}"
+    read_run_env
+    echo "run: ${run_steps} steps, preflight ${run_preflight}, services ${run_load_services}, ${profile_args[*]}"
+    read_env "$(step_dir 1)/step.env" step
+    echo "step: ${step_index}/${step_total} ${step_id} ${step_service} ${step_profile} x${step_replicas} ${step_seconds}s"
+    printf "load: %s\n" "${load_env[@]}" | grep -E "^load: (RATE|TESTID|LOADGEN_SCRIPT|LOADGEN_REPLICAS)="
+    printf "compose: %s\n" "${compose_env[@]}"')
+  rm -rf "${LAB_ROOT:?}/${out}"
+  echo "${values}"
+  assert_eq "run: 2 steps, preflight none, services loadgen holder, --profile load --profile hold" \
+    "$(sed -n 1p <<<"${values}")" "run.env as the runner reads it"
+  assert_match '^step: 1/2 backend-timeout-2s loadgen load x1 [0-9.]+s$' "$(sed -n 2p <<<"${values}")" "step 1's step.env"
+  assert_match "load: TESTID=backend-timeout-\\.unit-plan-[0-9]+-backend-timeout-2s" "${values}" "the step's test id"
+  assert_match 'load: LOADGEN_SCRIPT=/loadgen/open.js' "${values}" "the k6 script"
+  assert_match 'compose: BACKEND_SERVER_TIMEOUT_MS=2000' "${values}" "the step's compose setting"
 }
 
 test_unit_scenario_list_and_help() {

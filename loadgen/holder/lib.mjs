@@ -49,7 +49,7 @@ export function loadConfig(env = process.env) {
   return {
     target: `http://${m[1]}:${+m[2]}`, host: m[1].replace(/^\[|\]$/g, ''), port: +m[2], hostHeader: `${m[1]}:${+m[2]}`,
     path: holdPath,
-    connections: int(env, 'CONNECTIONS', undefined, 1, MAX_CONNECTIONS),
+    connections: int(env, 'CONNECTIONS', 1000, 1, MAX_CONNECTIONS),
     replicas,
     index: env.HOLDER_INDEX ? int(env, 'HOLDER_INDEX', undefined, 1, replicas) : replicas === 1 ? 1 : undefined,
     rampUp: seconds(env, 'RAMP_UP', 10), hold: seconds(env, 'HOLD', 60), rampDown: seconds(env, 'RAMP_DOWN', 10),

@@ -3,8 +3,9 @@
 //   list                      scenarios with their one-line description and source
 //   describe NAME             a scenario's steps and options
 //   plan NAME --out DIR [--quick] [--duration S] [--replicas N] [--repeat N]
-//                             write DIR/plan.json and each step's HAProxy config,
-//                             print the steps as tab-separated lines for bash
+//                             write DIR/plan.json, each step's HAProxy config,
+//                             DIR/run.env and DIR/steps/NN-id/step.env (the
+//                             runner's only input: scripts/lab/runfolder.mjs)
 //   plan NAME --check [...]   only check the name and options
 //   preflight NAME --limits FILE [--quick] [--target N|max]
 //                             the limits that cap a connection scenario and the
@@ -14,16 +15,19 @@
 //                             compare a config's listening sockets (a .listeners
 //                             file plan wrote) with `ss -ltn`; one line per
 //                             difference, exit 1 if any
-//   report DIR [--command C] [--versions V]
+//   report DIR [--command C]
 //                             the measured-vs-published table; writes summary.*,
 //                             report.md and chart.svg; exit 3 if a verdict failed
+//                             (versions: DIR/versions.env and the load tools' own)
 // A usage error prints one line on stderr and exits 2.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderConfig } from './render.mjs';
 import { OPTIONS, SCENARIO_OPTIONS, UsageError, buildPlan, listScenarios, loadScenario, parseOptions } from './scenarios.mjs';
-import { formatPreflight, preflight, refusal, sizeLevels } from './preflight.mjs';
+import { formatPreflight, preflight, readLimits, refusal, sizeLevels } from './preflight.mjs';
 import { buildReport, formatTable, readRun, writeOutputs } from './report.mjs';
+import { parseEnv, writeRunFolder } from './runfolder.mjs';
+import { DEFAULT_TOOL, LOAD_TOOLS } from './loadtools.mjs';
 import { compareListeners, expectedListeners, listenersText, parseSs } from './listeners.mjs';
 
 const ROOT = process.cwd();
@@ -51,7 +55,9 @@ function describe(name) {
   const src = s.source;
   console.log(`${name}: ${s.description}`);
   console.log(`source: ${src.author ? `${src.author}, ` : ''}"${src.title}"${src.year ? ` (${src.year})` : ''}${src.seed ? ` [seeds/${src.seed}]` : ''}`);
-  console.log(`load: loadgen/${s.load.script} ${Object.entries(s.load.env ?? {}).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  const tool = s.load.tool ?? DEFAULT_TOOL;
+  const what = LOAD_TOOLS[tool].scripts ? `loadgen/${s.load.script}` : `the ${LOAD_TOOLS[tool].service} service`;
+  console.log(`load: ${tool}, ${what} ${Object.entries(s.load.env ?? {}).map(([k, v]) => `${k}=${v}`).join(' ')}`);
   if (s.quick?.env) console.log(`--quick: ${Object.entries(s.quick.env).map(([k, v]) => `${k}=${v}`).join(' ')}`);
   console.log('steps:');
   for (const step of s.steps) {
@@ -67,20 +73,6 @@ function describe(name) {
   for (const note of s.notes ?? []) console.log(`note: ${note}`);
 }
 
-// One tab-separated line per step: index dir id label config seconds replicas
-// script(k6 script or "holder") backends(svc=n,...) env(K=V K=V ...)
-// compose_env(K=V ...) sample_at(seconds). Values are single words or
-// labels without tabs, "-" when empty (bash's read would drop an empty field).
-function planLines(plan) {
-  return plan.steps.map((s) => [
-    s.index, s.dir, s.id, s.label, s.config, s.load.seconds, s.load.replicas, s.load.script,
-    Object.entries(s.backends).map(([k, v]) => `${k}=${v}`).join(','),
-    Object.entries(s.load.env).map(([k, v]) => `${k}=${v}`).join(' '),
-    Object.entries(s.compose_env ?? {}).map(([k, v]) => `${k}=${v}`).join(' '),
-    Math.round(s.load.sample_at),
-  ].map((field) => (field === '' ? '-' : field)).join('\t'));
-}
-
 // Value of FLAG in ARGS and ARGS without it.
 function takeFlag(args, flag) {
   const at = args.indexOf(flag);
@@ -91,7 +83,7 @@ function takeFlag(args, flag) {
 // Connection scenarios: the preflight for the target, and a sizing per level.
 function connectionSizing(scenario, options, limitsFile) {
   if (!limitsFile) throw new UsageError('connection scenarios need --limits FILE (scripts/scenario.sh reads them)');
-  const limits = JSON.parse(readFileSync(limitsFile, 'utf8'));
+  const limits = readLimits(limitsFile);
   const wanted = options.target ?? (options.quick ? scenario.connections.quick : undefined) ?? scenario.connections.default;
   const p = preflight(wanted, limits);
   const env = { ...scenario.load.env, ...(options.quick ? scenario.quick?.env : {}) };
@@ -108,8 +100,14 @@ function plan(args) {
   const [limitsFile, flags] = takeFlag(afterOut.filter((a) => a !== '--check'), '--limits');
   const scenario = loadScenario(ROOT, name);
   const options = parseOptions(flags, scenario);
-  // Connection levels are sized from the lab's limits, read once it runs.
-  if (scenario.connections && checkOnly && !limitsFile) return;
+  // Connection levels are sized from the lab's limits, read once it runs:
+  // until then the run folder says a preflight is needed, and has no steps.
+  if (scenario.connections && !limitsFile) {
+    if (checkOnly) return;
+    if (!out) throw new UsageError('plan needs --out DIR');
+    writeRunFolder(out, { scenario: name, steps: [] }, 'needed');
+    return;
+  }
   if (scenario.connections) {
     const { preflight: p, sizes } = connectionSizing(scenario, options, limitsFile);
     if (!p.fits) throw new UsageError(refusal(p));
@@ -129,7 +127,7 @@ function plan(args) {
   });
   writeFileSync(join(out, 'configs/baseline.listeners'), listenersText(expectedListeners(baseline)));
   writeFileSync(join(out, 'plan.json'), `${JSON.stringify(result, null, 2)}\n`);
-  console.log(planLines(result).join('\n'));
+  writeRunFolder(out, result, scenario.connections ? 'done' : 'none');
 }
 
 function preflightCommand(args) {
@@ -160,14 +158,22 @@ function listenersCommand([expected, ssFile, somaxconn]) {
   if (problems.length > 0) process.exitCode = 1;
 }
 
+// versionsOf DIR RUN: what ran, by name: the lab's services as the runner
+// read them (versions.env) and each load tool's own, from its evidence.
+function versionsOf(dir, run) {
+  const file = join(dir, 'versions.env');
+  const lab = existsSync(file) ? parseEnv(readFileSync(file, 'utf8')) : {};
+  return Object.assign(lab, ...run.steps.map((s) => s.versions ?? {}));
+}
+
 function report(args) {
   const [dir, ...rest] = args;
   if (!dir) throw new UsageError('report needs a results directory');
-  const value = (flag) => (rest.indexOf(flag) >= 0 ? rest[rest.indexOf(flag) + 1] : undefined);
-  const result = buildReport(readRun(dir));
-  const versions = Object.fromEntries((value('--versions') ?? '').split(';').filter(Boolean).map((kv) => kv.split('=')));
+  const [command] = takeFlag(rest, '--command');
+  const run = readRun(dir);
+  const result = buildReport(run);
   // writeOutputs reads each step's rendered config itself for report.md.
-  writeOutputs(dir, result, { versions, command: value('--command') ?? '' });
+  writeOutputs(dir, result, { versions: versionsOf(dir, run), command: command ?? '' });
   console.log(formatTable(result));
   if (!result.ok) process.exitCode = 3;
 }

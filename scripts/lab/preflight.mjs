@@ -5,6 +5,9 @@
 // backend replicas, HAProxy maxconn) so that no single limit is hit by
 // surprise. A target that cannot fit is refused before anything starts.
 
+import { readFileSync } from 'node:fs';
+import { parseEnv } from './runfolder.mjs';
+
 // File descriptors HAProxy keeps besides its connections (listeners, runtime
 // sockets, resolvers, health checks, master pipes), with room to spare:
 // HAProxy itself asks for 2 × maxconn + a few dozen.
@@ -157,4 +160,25 @@ export function formatPreflight(p) {
     ...rows.map(line),
     `  first to run out: ${p.binding.limit}; a user sees: ${p.binding.symptom}; to raise it: ${p.binding.raise}`,
   ].join('\n');
+}
+
+// readLimits FILE: the limits the runner read (collect_limits: NAME=value
+// lines) as numbers, port_range as [first, last], bridge_tracked as a boolean;
+// an Error naming the value that is not what it should be.
+const LIMIT_NUMBERS = [
+  'haproxy_nofile', 'backend_nofile', 'holder_nofile', 'nr_open', 'conntrack_max', 'conntrack_count',
+  'mem_available_bytes', 'haproxy_memory_bytes', 'backend_memory_bytes', 'holder_memory_bytes',
+];
+export function readLimits(file) {
+  const values = parseEnv(readFileSync(file, 'utf8'));
+  const number = (name, text) => {
+    if (!/^\d+$/.test(text ?? '')) throw new Error(`${file}: ${name} should be a whole number, found "${text ?? ''}"`);
+    return Number(text);
+  };
+  const limits = Object.fromEntries(LIMIT_NUMBERS.map((name) => [name, number(name, values[name])]));
+  limits.port_range = (values.port_range ?? '').split(' ').map((p) => number('port_range', p));
+  if (limits.port_range.length !== 2) throw new Error(`${file}: port_range should be "first last", found "${values.port_range ?? ''}"`);
+  if (!['true', 'false'].includes(values.bridge_tracked)) throw new Error(`${file}: bridge_tracked should be true or false, found "${values.bridge_tracked ?? ''}"`);
+  limits.bridge_tracked = values.bridge_tracked === 'true';
+  return limits;
 }

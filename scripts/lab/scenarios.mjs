@@ -3,11 +3,45 @@
 // This module reads and checks them and expands one into a run plan.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { UsageError, parseDuration } from './usage.mjs';
+import { DEFAULT_TOOL, LOAD_TOOLS, RUNNER_VARS } from './loadtools.mjs';
+import { METRICS } from './metrics.mjs';
+import { parseExpectation } from './verdicts.mjs';
 
 const ID = /^[a-z0-9][a-z0-9-]*$/;
-// Expectation forms understood by report.mjs (see scenarios/README.md).
-const EXPECT = /^~?(±\d+(\.\d+)?%(of:[a-z0-9_]+)?|(==|>=|<=|>|<)-?\d+(\.\d+)?|[<>]step:[a-z0-9][a-z0-9-]*|-?\d+(\.\d+)?\.\.-?\d+(\.\d+)?)$/;
+// The expectation language is verdicts.mjs's: null if EXPR is one, else what is wrong.
+const expectationError = (expr) => { try { parseExpectation(expr); return null; } catch (err) { return err.message; } };
 const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
+// The scenario format, key by key (scenarios/README.md documents each one):
+// loadScenario refuses any other key, so a typo ("expext") fails loudly
+// instead of being ignored.
+export const SCENARIO_KEYS = [
+  'description', 'source', 'notes', 'x', 'columns', 'chart', 'readings', 'littles_law', 'ratio_to', 'comparisons',
+  'backends', 'load', 'quick', 'article', 'compose_env', 'model', 'repeat', 'connections', 'steps',
+];
+export const STEP_KEYS = [
+  'id', 'label', 'x', 'fraction', 'haproxy', 'backends', 'compose_env', 'load', 'quick', 'article', 'model',
+  'published', 'expect',
+];
+export const LOAD_KEYS = ['tool', 'script', 'replicas', 'env'];
+// --quick and --article; only the top level's quick sets a repeat count.
+export const QUICK_KEYS = ['env', 'compose_env', 'repeat'];
+export const ARTICLE_KEYS = ['env', 'compose_env'];
+export const STEP_VARIANT_KEYS = ['env', 'compose_env'];
+export const SOURCE_KEYS = ['title', 'author', 'year', 'seed', 'client'];
+export const X_KEYS = ['name', 'label'];
+export const CHART_KEYS = ['y', 'y_label', 'y2', 'y2_label', 'y2_title'];
+export const CONNECTIONS_KEYS = ['default', 'quick'];
+export const COMPARISON_KEYS = ['a', 'b', 'metric', 'article'];
+export const LITTLES_LAW_KEYS = ['service_seconds', 'clients'];
+// readings: each kind of readings.mjs (READINGS) → its keys besides "kind".
+export const READING_KINDS = { tipping_point: ['metric', 'factor', 'article'], memory: [], syn_timing: [] };
+// backends: the services HAProxy's server templates resolve, and how many
+// replicas a template has slots for (haproxy/haproxy.cfg: server-template ... 10).
+export const BACKEND_SERVICES = ['backend-slow', 'backend-fast'];
+const BACKEND_SLOTS = 10;
+// Each replica works out its own index from Docker's DNS (loadgen/run.sh,
+// loadgen/holder/lib.mjs): one set by a scenario would give all the same.
 // Options: name → [description, smallest, largest].
 export const OPTIONS = {
   duration: ['seconds of load per step (overrides the scenario\'s DURATION)', 1, 3600],
@@ -21,7 +55,7 @@ export const SCENARIO_OPTIONS = {
   target: 'N|max: concurrent connections of the last level (preflight refuses what cannot fit)',
 };
 
-export class UsageError extends Error {}
+export { UsageError, parseDuration };
 
 export function listScenarios(root) {
   return readdirSync(join(root, 'scenarios'))
@@ -30,71 +64,258 @@ export function listScenarios(root) {
     .sort();
 }
 
-// "30s", "2m", "1m30s", "500ms" → seconds.
-export function parseDuration(text) {
-  const m = /^(?:(\d+)m)?(?:(\d+)s)?(?:(\d+)ms)?$/.exec(String(text));
-  if (!m || String(text) === '') throw new UsageError(`bad duration "${text}": use e.g. 30s, 2m or 1m30s`);
-  return Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0) + Number(m[3] ?? 0) / 1000;
-}
-
 function check(condition, file, message) {
   if (!condition) throw new Error(`${file}: ${message}`);
 }
 
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+// What a value is, for "expected ..., found ..." messages.
+const kindOf = (v) => {
+  if (Array.isArray(v)) return 'a list';
+  if (isObject(v)) return 'an object';
+  return v === undefined ? 'nothing' : `${typeof v} ${JSON.stringify(v)}`;
+};
+const isCount = (v, min, max) => Number.isInteger(v) && v >= min && v <= max;
+// The load tool a step runs: its own, the scenario's, else k6.
+const toolName = (s, step) => step.load?.tool ?? s.load.tool ?? DEFAULT_TOOL;
+const VARIANTS = ['quick', 'article'];
+
 function checkEnv(env, file, where) {
+  check(env === undefined || isObject(env), file, `${where}: expected an object {"NAME": "value"}, found ${kindOf(env)}`);
   for (const [name, value] of Object.entries(env ?? {})) {
     check(ENV_NAME.test(name), file, `${where}: bad variable name "${name}"`);
-    check(/^[^\s'"\\$`]+$/.test(String(value)), file, `${where}: ${name} "${value}" must be one word`);
+    check(['string', 'number'].includes(typeof value) && /^[^\s'"\\$`]+$/.test(String(value)), file, `${where}: ${name} "${value}" must be one word`);
   }
 }
 
-// loadScenario ROOT NAME: the parsed, checked scenario; UsageError if unknown.
+// VALUE, when set, is an object with only the ACCEPTED keys.
+function checkKeys(value, accepted, file, where) {
+  if (value === undefined) return;
+  check(isObject(value), file, `${where}: expected an object {${accepted.join(', ')}}, found ${kindOf(value)}`);
+  for (const key of Object.keys(value)) {
+    check(accepted.includes(key), file, `${where}: unknown key "${key}" (accepted: ${accepted.join(', ')})`);
+  }
+}
+
+function checkMetrics(names, file, where) {
+  for (const name of names) {
+    check(METRICS.includes(name), file, `${where}: unknown metric "${name}" (metrics: ${METRICS.join(', ')})`);
+  }
+}
+
+function checkCount(value, [min, max], file, where) {
+  check(value === undefined || isCount(value, min, max), file, `${where}: expected a whole number from ${min} to ${max}, found ${kindOf(value)}`);
+}
+
+function checkBackends(backends, file, where) {
+  checkKeys(backends, BACKEND_SERVICES, file, where);
+  for (const [service, n] of Object.entries(backends ?? {})) checkCount(n, [1, BACKEND_SLOTS], file, `${where} ${service}`);
+}
+
+// A model: metric-like names (what "±N%of:name" refers to) → formulas.
+function checkModel(model, file, where) {
+  check(model === undefined || isObject(model), file, `${where}: expected an object {name: "formula"}, found ${kindOf(model)}`);
+  for (const [name, formula] of Object.entries(model ?? {})) {
+    check(/^[a-z][a-z0-9_]*$/.test(name) && typeof formula === 'string', file,
+      `${where}: expected name: "formula" (lowercase name, formula a string), found ${name}: ${kindOf(formula)}`);
+  }
+}
+
+// runnerVars TOOL: the variables the runner and the containers set
+// themselves for every step of TOOL; no scenario may set them.
+export function runnerVars(tool) {
+  const own = [...RUNNER_VARS, tool.replicas, tool.index, ...Object.keys(tool.env({ script: '' }))];
+  return [...tool.reads, ...tool.compose].filter((name) => own.includes(name));
+}
+
+// scenarioVars TOOL: the load variables a scenario may set for TOOL: what its
+// container reads or its compose service uses, less the runner's own.
+export function scenarioVars(tool) {
+  const own = runnerVars(tool);
+  return [...tool.reads, ...tool.compose].filter((name) => !own.includes(name));
+}
+
+// The variables compose.yaml substitutes (${NAME...}): all a compose_env can change.
+function composeVariables(root) {
+  const text = readFileSync(join(root, 'compose.yaml'), 'utf8');
+  return [...new Set([...text.matchAll(/\$\{([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]))].sort();
+}
+
+// Every load environment of a scenario: [where, env, step (null: all steps)].
+function loadEnvs(s) {
+  const of = (section, prefix, step) => [
+    [prefix || 'load', section.load?.env, step],
+    ...VARIANTS.map((v) => [prefix ? `${prefix} ${v}` : v, section[v]?.env, step]),
+  ];
+  return [...of(s, '', null), ...s.steps.flatMap((step) => of(step, `step ${step.id}`, step))];
+}
+
+// Every compose_env of a scenario: [where, env].
+function composeEnvs(s) {
+  const of = (section, prefix) => [
+    [`${prefix}compose_env`, section.compose_env],
+    ...VARIANTS.map((v) => [`${prefix}${v} compose_env`, section[v]?.compose_env]),
+  ];
+  return [...of(s, ''), ...s.steps.flatMap((step) => of(step, `step ${step.id} `))];
+}
+
+// The top level: its keys, what every scenario needs, its sections' keys.
+function checkTopLevel(s, file) {
+  check(isObject(s), file, `expected a JSON object {${SCENARIO_KEYS.join(', ')}}, found ${kindOf(s)}`);
+  checkKeys(s, SCENARIO_KEYS, file, 'top level');
+  check(typeof s.description === 'string' && !s.description.includes('\n'), file, 'needs a one-line "description"');
+  check(isObject(s.source) && typeof s.source.title === 'string', file, 'needs "source": {"title", ...}');
+  check(isObject(s.x) && typeof s.x.label === 'string', file, 'needs "x": {"name", "label"} for the chart');
+  check(Array.isArray(s.steps) && s.steps.length > 0 && s.steps.every(isObject), file, 'needs a non-empty "steps" list of objects');
+  check(Array.isArray(s.columns) && s.columns.length > 0, file, 'needs "columns" (the metrics of the table)');
+  check(isObject(s.load), file, 'needs "load": {"script", "env"} (or {"tool", "env"})');
+  const sections = {
+    source: SOURCE_KEYS, x: X_KEYS, load: LOAD_KEYS, quick: QUICK_KEYS, article: ARTICLE_KEYS,
+    chart: CHART_KEYS, connections: CONNECTIONS_KEYS, littles_law: LITTLES_LAW_KEYS,
+  };
+  for (const [key, accepted] of Object.entries(sections)) checkKeys(s[key], accepted, file, key);
+  check(s.notes === undefined || (Array.isArray(s.notes) && s.notes.every((n) => typeof n === 'string')), file,
+    `notes: expected a list of strings, found ${kindOf(s.notes)}`);
+  checkCount(s.repeat, OPTIONS.repeat.slice(1), file, 'repeat');
+  checkCount(s.quick?.repeat, OPTIONS.repeat.slice(1), file, 'quick repeat');
+  checkCount(s.load.replicas, OPTIONS.replicas.slice(1), file, 'load replicas');
+  checkMetrics(s.columns, file, 'columns');
+  checkMetrics([s.chart?.y, s.chart?.y2].filter((m) => m !== undefined), file, 'chart');
+  checkBackends(s.backends, file, 'backends');
+  checkModel(s.model, file, 'model');
+}
+
+// One step: its keys, id, label, sections, metrics and load tool.
+function checkStep(root, file, s, step, ids) {
+  checkKeys(step, STEP_KEYS, file, `step ${step.id ?? ids.size + 1}`);
+  check(ID.test(step.id ?? ''), file, `step id "${step.id}" must be lowercase letters, digits and dashes`);
+  check(!ids.has(step.id), file, `step id "${step.id}" is used twice`);
+  const where = `step ${step.id}`;
+  check(typeof step.label === 'string', file, `${where} needs a "label"`);
+  checkKeys(step.load, LOAD_KEYS, file, `${where} load`);
+  for (const v of VARIANTS) checkKeys(step[v], STEP_VARIANT_KEYS, file, `${where} ${v}`);
+  check(!step.article || s.article, file, `${where}: "article" needs a top-level "article" (which offers --article)`);
+  check(step.fraction === undefined || s.connections, file, `${where}: "fraction" needs a top-level "connections"`);
+  check(step.haproxy === undefined || (isObject(step.haproxy) && Object.values(step.haproxy).every(isObject)), file,
+    `${where} haproxy: expected {"<section>": {"<keyword>": value}}, found ${kindOf(step.haproxy)}`);
+  checkBackends(step.backends, file, `${where} backends`);
+  checkModel(step.model, file, `${where} model`);
+  checkMetrics(Object.keys(step.published ?? {}), file, `${where} published`);
+  for (const [metric, value] of Object.entries(step.published ?? {})) {
+    check(Number.isFinite(value), file, `${where} published ${metric}: expected a number, found ${kindOf(value)}`);
+  }
+  checkMetrics(Object.keys(step.expect ?? {}), file, `${where} expect`);
+  checkStepTool(root, file, s, step);
+}
+
+// The step's load tool is one of the table's; one that runs a script needs
+// that file in loadgen/.
+function checkStepTool(root, file, s, step) {
+  const where = `step ${step.id}`;
+  const name = toolName(s, step);
+  check(Object.hasOwn(LOAD_TOOLS, name), file, `${where}: load tool "${name}" is not one of ${Object.keys(LOAD_TOOLS).join(', ')}`);
+  const script = step.load?.script ?? s.load.script;
+  check(!LOAD_TOOLS[name].scripts || (/^[\w-]+\.js$/.test(script ?? '') && existsSync(join(root, 'loadgen', script))), file,
+    `${where}: ${name} runs a script: expected "load": {"script": "<a .js file in loadgen/>"}, found ${kindOf(script)}`);
+  checkCount(step.load?.replicas, OPTIONS.replicas.slice(1), file, `${where} load replicas`);
+}
+
+// Variable names and values; a load variable must be one its tool reads (a
+// typo or another tool's variable would be passed on and silently ignored),
+// a compose_env one that compose.yaml uses.
+function checkVariables(root, file, s) {
+  for (const [where, env] of [...loadEnvs(s), ...composeEnvs(s)]) checkEnv(env, file, where);
+  const used = composeVariables(root);
+  for (const [where, env] of composeEnvs(s)) {
+    for (const name of Object.keys(env ?? {})) {
+      check(used.includes(name), file, `${where}: ${name} is not a variable compose.yaml uses (it uses: ${used.join(', ')})`);
+    }
+  }
+  for (const [where, env, step] of loadEnvs(s)) {
+    for (const name of new Set((step ? [step] : s.steps).map((t) => toolName(s, t)))) {
+      const allowed = scenarioVars(LOAD_TOOLS[name]);
+      for (const variable of Object.keys(env ?? {})) {
+        check(allowed.includes(variable), file, `${where}: load variable ${variable} is not read by ${name} (it reads: ${allowed.join(', ')})`);
+      }
+    }
+  }
+}
+
+// What each step's tool needs to run (k6: how long), as the step runs plain,
+// with --quick and with --article.
+function checkToolNeeds(file, s) {
+  const variants = ['', 'quick', ...(s.article ? ['article'] : [])];
+  for (const step of s.steps) {
+    const name = toolName(s, step);
+    for (const v of variants) {
+      const env = { ...s.load.env, ...step.load?.env, ...(v ? { ...s[v]?.env, ...step[v]?.env } : {}) };
+      const missing = LOAD_TOOLS[name].needs(env);
+      check(!missing, file, `step ${step.id}${v ? ` --${v}` : ''}: ${name} needs ${missing} in its load variables (found: ${Object.keys(env).join(', ') || 'none'})`);
+    }
+  }
+}
+
+// The sections that name steps and metrics: readings, comparisons,
+// littles_law, connections, ratio_to.
+function checkReferences(file, s, ids) {
+  check(s.readings === undefined || Array.isArray(s.readings), file, `readings: expected a list, found ${kindOf(s.readings)}`);
+  (s.readings ?? []).forEach((r, i) => {
+    check(isObject(r) && Object.hasOwn(READING_KINDS, r.kind), file,
+      `readings[${i}]: expected {"kind": one of ${Object.keys(READING_KINDS).join(', ')}}, found ${JSON.stringify(r)}`);
+    checkKeys(r, ['kind', ...READING_KINDS[r.kind]], file, `readings[${i}] (${r.kind})`);
+    checkMetrics(r.metric === undefined ? [] : [r.metric], file, `readings[${i}]`);
+  });
+  check(s.comparisons === undefined || Array.isArray(s.comparisons), file, `comparisons: expected a list, found ${kindOf(s.comparisons)}`);
+  (s.comparisons ?? []).forEach((c, i) => {
+    checkKeys(c, COMPARISON_KEYS, file, `comparisons[${i}]`);
+    check(ids.has(c.a) && ids.has(c.b), file, `comparison ${c.a} vs ${c.b} names an unknown step`);
+    checkMetrics(c.metric === undefined ? [] : [c.metric], file, `comparisons[${i}]`);
+  });
+  check(s.littles_law === undefined || (s.littles_law.service_seconds > 0 && s.littles_law.clients > 0), file,
+    `littles_law: expected {"service_seconds": S, "clients": N} above 0, found ${JSON.stringify(s.littles_law)}`);
+  check(s.connections === undefined || (Number.isInteger(s.connections.default) && s.steps.every((t) => t.fraction > 0 && t.fraction <= 1)),
+    file, '"connections" needs {"default": N} and a "fraction" (0..1] on every step');
+  checkCount(s.connections?.quick, [1, 100000000], file, 'connections quick');
+  check(s.ratio_to === undefined || ids.has(s.ratio_to), file, `ratio_to "${s.ratio_to}" names no step`);
+}
+
+function parseJson(text, file) {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${file}: not valid JSON: ${err.message}`);
+  }
+}
+
+// The steps in order; an expectation may name a later step too.
+function checkSteps(root, file, s) {
+  const ids = new Set();
+  for (const step of s.steps) {
+    checkStep(root, file, s, step, ids);
+    ids.add(step.id);
+    for (const [metric, expr] of Object.entries(step.expect ?? {})) {
+      check(expectationError(expr) === null, file, `step ${step.id}: ${metric}: ${expectationError(expr)}`);
+      const ref = /step:(.+)$/.exec(expr);
+      check(!ref || ids.has(ref[1]) || s.steps.some((t) => t.id === ref[1]), file, `step ${step.id}: "${expr}" names no step`);
+    }
+  }
+  return ids;
+}
+
+// loadScenario ROOT NAME: the parsed, checked scenario (scenarios/README.md
+// is the format); UsageError if unknown, one Error line naming the file if wrong.
 export function loadScenario(root, name) {
   const names = listScenarios(root);
   if (!ID.test(name) || !names.includes(name)) {
     throw new UsageError(`unknown scenario "${name}": try one of ${names.join(', ')} (or "list")`);
   }
   const file = `scenarios/${name}.json`;
-  const s = JSON.parse(readFileSync(join(root, file), 'utf8'));
-  check(typeof s.description === 'string' && !s.description.includes('\n'), file, 'needs a one-line "description"');
-  check(s.source && typeof s.source.title === 'string', file, 'needs "source": {"title", ...}');
-  check(s.x && typeof s.x.label === 'string', file, 'needs "x": {"name", "label"} for the chart');
-  check(Array.isArray(s.steps) && s.steps.length > 0, file, 'needs a non-empty "steps" list');
-  check(Array.isArray(s.columns) && s.columns.length > 0, file, 'needs "columns" (the metrics of the table)');
-  check(s.load && (typeof s.load.script === 'string' || s.load.tool === 'holder'), file, 'needs "load": {"script", "env"}');
-  const ids = new Set();
-  for (const step of s.steps) {
-    check(ID.test(step.id ?? ''), file, `step id "${step.id}" must be lowercase letters, digits and dashes`);
-    check(!ids.has(step.id), file, `step id "${step.id}" is used twice`);
-    ids.add(step.id);
-    check(typeof step.label === 'string', file, `step ${step.id} needs a "label"`);
-    const tool = step.load?.tool ?? s.load.tool ?? 'k6';
-    check(['k6', 'holder'].includes(tool), file, `step ${step.id}: load tool "${tool}" is not k6 or holder`);
-    const script = step.load?.script ?? s.load.script;
-    check(tool === 'holder' || existsSync(join(root, 'loadgen', script)), file, `step ${step.id}: no loadgen/${script}`);
-    for (const part of ['', 'quick', 'article']) {
-      const where = `step ${step.id}${part ? ` ${part}` : ''}`;
-      checkEnv(part ? step[part]?.env : step.load?.env, file, where);
-      checkEnv(part ? step[part]?.compose_env : step.compose_env, file, `${where} compose_env`);
-    }
-    for (const [metric, expr] of Object.entries(step.expect ?? {})) {
-      check(EXPECT.test(expr), file, `step ${step.id}: bad expectation "${expr}" for ${metric}`);
-      const ref = /step:(.+)$/.exec(expr);
-      check(!ref || ids.has(ref[1]) || s.steps.some((t) => t.id === ref[1]), file, `step ${step.id}: "${expr}" names no step`);
-    }
-  }
-  checkEnv(s.load.env, file, 'load');
-  for (const part of ['quick', 'article']) {
-    checkEnv(s[part]?.env, file, part);
-    checkEnv(s[part]?.compose_env, file, `${part} compose_env`);
-  }
-  checkEnv(s.compose_env, file, 'compose_env');
-  check(s.connections === undefined || (Number.isInteger(s.connections.default) && s.steps.every((t) => t.fraction > 0 && t.fraction <= 1)),
-    file, '"connections" needs {"default": N} and a "fraction" (0..1] on every step');
-  for (const c of s.comparisons ?? []) {
-    check(ids.has(c.a) && ids.has(c.b), file, `comparison ${c.a} vs ${c.b} names an unknown step`);
-  }
-  check(s.ratio_to === undefined || ids.has(s.ratio_to), file, `ratio_to "${s.ratio_to}" names no step`);
+  const s = parseJson(readFileSync(join(root, file), 'utf8'), file);
+  checkTopLevel(s, file);
+  const ids = checkSteps(root, file, s);
+  checkVariables(root, file, s);
+  checkToolNeeds(file, s);
+  checkReferences(file, s, ids);
   return s;
 }
 
@@ -184,76 +405,20 @@ const variantCompose = (part, options) => ({
 });
 const strings = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
 
-// Seconds a step's load runs: k6's DURATION, or the holder's whole shape.
-function loadSeconds(tool, env) {
-  if (tool === 'holder') {
-    return ['RAMP_UP', 'HOLD', 'RAMP_DOWN'].reduce((t, k) => t + Number(env[k] ?? 0), 0);
-  }
-  return parseDuration(env.DURATION ?? env.MAX_DURATION ?? '60s');
-}
-
 // buildPlan SCENARIO NAME OPTIONS: the steps to run, in order. Repeated runs
 // are interleaved (A B A B, not A A B B) so a drift in the machine's speed
 // hits every variant alike. Scenarios with "connections" levels need
 // options.sizes: one sizing per level (preflight.mjs sizeLevels).
 export function buildPlan(s, name, options) {
-  // Shorter or longer steps than the article's: its counts are not comparable,
-  // so "within N% of published" only informs; other expectations still hold.
-  const comparable = !options.quick && !options.duration;
   const repeat = options.repeat ?? (options.quick ? s.quick?.repeat : undefined) ?? s.repeat ?? 1;
   const steps = [];
   for (let run = 1; run <= repeat; run += 1) {
     s.steps.forEach((step, k) => {
       const sized = s.connections ? options.sizes?.[k] : null;
       if (s.connections && !sized) throw new Error(`${name}: connection levels need a preflight sizing`);
-      const env = {
-        ...s.load.env,
-        ...step.load?.env,
-        ...variant(s, options),
-        ...variant(step, options),
-        ...(options.duration ? { DURATION: `${options.duration}s` } : {}),
-        ...(sized?.env ?? {}),
-      };
-      const composeEnv = strings({
-        ...s.compose_env, ...step.compose_env, ...variantCompose(s, options), ...variantCompose(step, options),
-      });
-      const tool = step.load?.tool ?? s.load.tool ?? 'k6';
-      // Sized levels: at least the replicas the limits need, more on request.
-      const replicas = sized ? Math.max(sized.replicas, options.replicas ?? 1)
-        : options.replicas ?? step.load?.replicas ?? s.load.replicas ?? 1;
-      if (sized) env.HOLDER_REPLICAS = String(replicas);
-      const seconds = loadSeconds(tool, env);
-      const vars = { ...strings(env), ...composeEnv };
-      const model = Object.fromEntries(Object.entries({ ...s.model, ...step.model })
-        .map(([metric, formula]) => [metric, evalModel(formula, vars)]));
       const index = steps.length + 1;
       const dir = `steps/${String(index).padStart(2, '0')}-${step.id}${repeat > 1 ? `-run${run}` : ''}`;
-      steps.push({
-        index,
-        dir,
-        id: step.id,
-        run,
-        label: sized ? `${step.label}: ${sized.connections} connections` : step.label,
-        x: step.x ?? (sized ? sized.connections : step.label),
-        config: `configs/${dir.slice('steps/'.length)}.cfg`,
-        haproxy: sized ? mergeSettings(step.haproxy ?? {}, sized.haproxy) : step.haproxy ?? {},
-        backends: { ...s.backends, ...step.backends, ...sized?.backends },
-        compose_env: composeEnv,
-        load: {
-          tool,
-          script: tool === 'holder' ? 'holder' : step.load?.script ?? s.load.script,
-          replicas,
-          seconds,
-          // When the runner samples every container's memory and CPU: mid-hold
-          // for held connections, else once the load has settled.
-          sample_at: tool === 'holder' ? Number(env.RAMP_UP ?? 0) + Number(env.HOLD ?? 0) / 2 : Math.min(5, seconds / 2),
-          env: strings(env),
-        },
-        connections: sized?.connections ?? null,
-        model,
-        published: step.published ?? {},
-        expect: comparable ? step.expect ?? {} : informational(step.expect ?? {}),
-      });
+      steps.push({ index, dir, id: step.id, run, ...planStep(s, step, sized, options, `configs/${dir.slice('steps/'.length)}.cfg`) });
     });
   }
   return {
@@ -274,6 +439,54 @@ export function buildPlan(s, name, options) {
     },
     preflight: options.preflight ?? null,
     steps,
+  };
+}
+
+// planStep SCENARIO STEP SIZED OPTIONS CONFIG: one step's settings, load and
+// expectations, the scenario's defaults overridden by the step's, then the
+// --quick/--article variant, --duration, and a connection level's sizing.
+function planStep(s, step, sized, options, config) {
+  const env = {
+    ...s.load.env,
+    ...step.load?.env,
+    ...variant(s, options),
+    ...variant(step, options),
+    ...(options.duration ? { DURATION: `${options.duration}s` } : {}),
+    ...(sized?.env ?? {}),
+  };
+  const composeEnv = strings({
+    ...s.compose_env, ...step.compose_env, ...variantCompose(s, options), ...variantCompose(step, options),
+  });
+  const tool = toolName(s, step);
+  // Sized levels: at least the replicas the limits need, more on request.
+  const replicas = sized ? Math.max(sized.replicas, options.replicas ?? 1)
+    : options.replicas ?? step.load?.replicas ?? s.load.replicas ?? 1;
+  if (sized) env[LOAD_TOOLS[tool].replicas] = String(replicas);
+  const seconds = LOAD_TOOLS[tool].seconds(env);
+  const vars = { ...strings(env), ...composeEnv };
+  // Shorter or longer steps than the article's: its counts are not comparable,
+  // so "within N% of published" only informs; other expectations still hold.
+  const comparable = !options.quick && !options.duration;
+  return {
+    label: sized ? `${step.label}: ${sized.connections} connections` : step.label,
+    x: step.x ?? (sized ? sized.connections : step.label),
+    config,
+    haproxy: sized ? mergeSettings(step.haproxy ?? {}, sized.haproxy) : step.haproxy ?? {},
+    backends: { ...s.backends, ...step.backends, ...sized?.backends },
+    compose_env: composeEnv,
+    load: {
+      tool,
+      script: step.load?.script ?? s.load.script ?? null,
+      replicas,
+      seconds,
+      sample_at: LOAD_TOOLS[tool].sampleAt(env, seconds),
+      env: strings(env),
+    },
+    connections: sized?.connections ?? null,
+    model: Object.fromEntries(Object.entries({ ...s.model, ...step.model })
+      .map(([metric, formula]) => [metric, evalModel(formula, vars)])),
+    published: step.published ?? {},
+    expect: comparable ? step.expect ?? {} : informational(step.expect ?? {}),
   };
 }
 

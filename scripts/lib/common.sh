@@ -132,12 +132,10 @@ wait_for() {
 
 # collect_limits: the limits that cap held connections, read off the running
 # lab and the Docker host's kernel (a Linux host or Docker Desktop's VM, seen
-# from a container on the host network), as JSON for scripts/lab/preflight.mjs.
+# from a container on the host network), as NAME=value lines for
+# scripts/lab/preflight.mjs (readLimits).
 collect_limits() {
-  local haproxy_nofile backend_nofile ports nr_open ct_max ct_count bridge mem holder_memory
-  haproxy_nofile=$(compose exec -T haproxy sh -c 'ulimit -n')
-  backend_nofile=$(compose exec -T backend-slow sh -c 'ulimit -n')
-  ports=$(compose exec -T haproxy cat /proc/sys/net/ipv4/ip_local_port_range | awk '{ print $1 "," $2 }')
+  local nr_open ct_max ct_count bridge mem holder_memory
   # shellcheck disable=SC2016 # expanded by the container's shell
   read -r nr_open ct_max ct_count bridge mem < <(docker run --rm --network host "$(env_value NODE_IMAGE)" sh -c '
     for f in fs/nr_open net/netfilter/nf_conntrack_max net/netfilter/nf_conntrack_count net/bridge/bridge-nf-call-iptables; do
@@ -145,21 +143,30 @@ collect_limits() {
     done
     awk "/^MemAvailable:/ { print \$2 * 1024 }" /proc/meminfo')
   holder_memory=$(compose --profile hold config holder 2>/dev/null | awk '/memory:/ { gsub(/"/, "", $2); print $2; exit }')
-  printf '{"haproxy_nofile": %s, "backend_nofile": %s, "holder_nofile": %s, "port_range": [%s], "nr_open": %s, ' \
-    "${haproxy_nofile}" "${backend_nofile}" "${backend_nofile}" "${ports}" "${nr_open}"
-  printf '"conntrack_max": %s, "conntrack_count": %s, "bridge_tracked": %s, "mem_available_bytes": %s, ' \
-    "${ct_max}" "${ct_count}" "$([[ "${bridge}" == 1 && "${ct_max}" -gt 0 ]] && echo true || echo false)" "${mem}"
-  printf '"haproxy_memory_bytes": %s, "backend_memory_bytes": %s, "holder_memory_bytes": %s}\n' \
-    "$(docker inspect -f '{{.HostConfig.Memory}}' "$(compose ps -q haproxy)")" \
-    "$(docker inspect -f '{{.HostConfig.Memory}}' "$(compose ps -q backend-slow | head -n 1)")" "${holder_memory:-0}"
+  echo "# the limits that cap held connections (scripts/lib/common.sh collect_limits)"
+  echo "haproxy_nofile=$(compose exec -T haproxy sh -c 'ulimit -n')"
+  echo "backend_nofile=$(compose exec -T backend-slow sh -c 'ulimit -n')"
+  echo "holder_nofile=$(compose exec -T backend-slow sh -c 'ulimit -n')"
+  echo "port_range=$(compose exec -T haproxy cat /proc/sys/net/ipv4/ip_local_port_range | awk '{ print $1, $2 }')"
+  echo "nr_open=${nr_open}"
+  echo "conntrack_max=${ct_max}"
+  echo "conntrack_count=${ct_count}"
+  echo "bridge_tracked=$([[ "${bridge}" == 1 && "${ct_max}" -gt 0 ]] && echo true || echo false)"
+  echo "mem_available_bytes=${mem}"
+  echo "haproxy_memory_bytes=$(docker inspect -f '{{.HostConfig.Memory}}' "$(compose ps -q haproxy)")"
+  echo "backend_memory_bytes=$(docker inspect -f '{{.HostConfig.Memory}}' "$(compose ps -q backend-slow | head -n 1)")"
+  echo "holder_memory_bytes=${holder_memory:-0}"
 }
 
-# container_stats FILE: "name cpu% used / limit" of every container of the lab
-# (docker stats, one sample), load generators included.
+# container_stats FILE [--profile P ...]: "name cpu% used / limit" of every
+# container of the lab (docker stats, one sample), with the profiles' ones
+# (the load generators).
 container_stats() {
+  local file="$1"
+  shift
   # shellcheck disable=SC2046 # one container id per word
   docker stats --no-stream --format '{{.Name}} {{.CPUPerc}} {{.MemUsage}}' \
-    $(compose --profile load --profile hold ps -q) >"$1" 2>/dev/null || true
+    $(compose "$@" ps -q) >"${file}" 2>/dev/null || true
 }
 
 # haproxy_sockets: "CLIENT SERVER QUEUE": HAProxy's CurrConns (client side),

@@ -8,7 +8,7 @@
 //   - "Server sessions vs server limit" lists exactly the servers that have an
 //     address (SERVERS_JSON: [["be_slow","slow1"], ...], from show stat).
 //   node panels-after-sweep.mjs PROMETHEUS_URL RUN_DIR SERVERS_JSON DASHBOARD.json...
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { panelByTitle, prom, readDashboards, runTarget, substitute, tableRows, transform, variablesFor } from './grafana-queries.mjs';
 
@@ -22,9 +22,17 @@ const check = (ok, what, detail) => {
 };
 
 const summary = JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8'));
+// When a step ran, as the runner wrote it: outcome.env (NAME=value lines;
+// started_at_ms, ended_at_ms), or step.json in runs made before it.
+const stepTimes = (dir) => {
+  const outcome = join(runDir, 'steps', dir, 'outcome.env');
+  if (!existsSync(outcome)) return JSON.parse(readFileSync(join(runDir, 'steps', dir, 'step.json'), 'utf8'));
+  const value = (name) => Number(readFileSync(outcome, 'utf8').match(new RegExp(`^${name}=(\\d+)$`, 'm'))?.[1]);
+  return { started_at_ms: value('started_at_ms'), ended_at_ms: value('ended_at_ms') };
+};
 const stepDirs = readdirSync(join(runDir, 'steps')).sort();
 const steps = stepDirs.map((dir) => {
-  const times = JSON.parse(readFileSync(join(runDir, 'steps', dir, 'step.json'), 'utf8'));
+  const times = stepTimes(dir);
   const info = readFileSync(join(runDir, 'steps', dir, 'haproxy-info.txt'), 'utf8');
   return { dir, ...times, maxconn: Number(info.match(/^Maxconn: (\d+)/m)?.[1]) };
 });

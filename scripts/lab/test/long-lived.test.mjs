@@ -6,8 +6,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildReport, parseMemory, parseSamples, parseTerminations, readRun } from '../report.mjs';
+import { buildReport, readRun } from '../report.mjs';
+import { parseMemory, parseSamples, parseTerminations } from '../evidence/parsers.mjs';
 import { renderChart } from '../chart.mjs';
+import { LOAD_TOOLS } from '../loadtools.mjs';
+import { METRICS } from '../metrics.mjs';
 
 const tmpDirs = [];
 after(() => tmpDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
@@ -170,7 +173,7 @@ describe('long-lived steps', () => {
 
 describe('held connections', () => {
   test('replicas merged; bytes per connection from container memory growth; OOM named', () => {
-    const s = step('level', { connections: 1000, load: { seconds: 14, env: {} }, expect: { client_held: '±0%of:connections', failed: '==0' } });
+    const s = step('level', { connections: 1000, load: { tool: 'holder', seconds: 14, env: {} }, expect: { client_held: '±0%of:connections', failed: '==0' } });
     const r = run([s], {
       'steps/level': {
         'holder-1.json': holder(1, { planned: 500, ok: 500 }),
@@ -194,9 +197,47 @@ describe('held connections', () => {
   });
 
   test('failures by reason reach the row', () => {
-    const s = step('level', { connections: 10, expect: { failed: '==0' } });
+    const s = step('level', { connections: 10, load: { tool: 'holder', seconds: 10, env: {} }, expect: { failed: '==0' } });
     const r = run([s], { 'steps/level': { 'holder-1.json': holder(1, { planned: 10, ok: 7, failed: 3, minOpen: 7, failures: { ECONNRESET: 3 } }) } });
     assert.deepEqual(r.rows[0].failures, { ECONNRESET: 3 });
     assert.match(r.rows[0].verdict, /^FAIL \(failed 3, expected == 0\)/);
   });
 });
+
+describe('load tools: the report reads a step with its tool\'s reader', () => {
+  const stepDir = (files) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-long-'));
+    tmpDirs.push(dir);
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), typeof text === 'string' ? text : JSON.stringify(text));
+    return dir;
+  };
+  const both = {
+    'loadgen-1.json': k6({ count: 10 }),
+    'loadgen-1-netstat-before.txt': 'TcpExt: TCPSynRetrans\nTcpExt: 1\n',
+    'loadgen-1-netstat-after.txt': 'TcpExt: TCPSynRetrans\nTcpExt: 4\n',
+    'holder-1.json': holder(1, { planned: 20, ok: 20 }),
+  };
+
+  test('each reader measures exactly the metrics its LOAD_TOOLS entry lists', () => {
+    for (const [name, tool] of Object.entries(LOAD_TOOLS)) {
+      assert.equal(typeof tool.read, 'function', name);
+      for (const m of tool.measures) assert.ok(METRICS.includes(m), `${name}: ${m} is not in metrics.mjs`);
+      const out = tool.read(stepDir(both), step('a'));
+      const produced = Object.keys({ ...out.measured, ...out.client }).filter((k) => METRICS.includes(k));
+      assert.deepEqual(produced.sort(), [...tool.measures].sort(), name);
+      assert.deepEqual(out.unreadable, [], name);
+    }
+  });
+
+  test('step.load.tool picks the summaries; no tool means k6; an unknown one is named', () => {
+    const dir = stepDir(both);
+    const k6Step = LOAD_TOOLS.k6.read(dir, step('a'));
+    assert.deepEqual([k6Step.files, k6Step.measured.requests, k6Step.client.syn_retrans, k6Step.merged], [['loadgen-1.json'], 10, 3, null]);
+    const held = LOAD_TOOLS.holder.read(dir, step('a', { connections: 20 }));
+    assert.deepEqual([held.files, held.measured.client_held, held.client.bytes_holder, held.merged.inputs], [['holder-1.json'], 20, 2500, 1]);
+    const r = run([step('h', { load: { tool: 'holder', seconds: 14, env: {} } }), step('k')], { 'steps/h': both, 'steps/k': both });
+    assert.deepEqual(r.rows.map((row) => [row.measured.requests, row.measured.connections ?? null]), [[20, 20], [10, null]]);
+    assert.throws(() => run([step('x', { load: { tool: 'nope' } })], {}), /load tool "nope" is not one of k6, holder/);
+  });
+});
+

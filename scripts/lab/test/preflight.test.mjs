@@ -81,3 +81,23 @@ test('the printed table names every limit and the one that binds', () => {
   assert.match(text, /free memory .*22\.4 GiB/);
   assert.match(text, /first to run out: HAProxy open files \(nofile\); a user sees: HAProxy refuses the config: "Cannot raise FD limit/);
 });
+
+test('readLimits: the runner\'s limits.env as numbers; a bad value is named', async () => {
+  const { readLimits } = await import('../preflight.mjs');
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'limits-'));
+  const lines = [
+    '# collect_limits', 'haproxy_nofile=20000', 'backend_nofile=20000', 'holder_nofile=20000', 'port_range=32768 60999',
+    'nr_open=1048576', 'conntrack_max=262144', 'conntrack_count=12', 'bridge_tracked=true', 'mem_available_bytes=1000',
+    'haproxy_memory_bytes=2147483648', 'backend_memory_bytes=0', 'holder_memory_bytes=1073741824',
+  ];
+  fs.writeFileSync(path.join(dir, 'ok.env'), `${lines.join('\n')}\n`);
+  const limits = readLimits(path.join(dir, 'ok.env'));
+  assert.deepEqual(limits.port_range, [32768, 60999]);
+  assert.equal(limits.bridge_tracked, true);
+  assert.equal(limits.haproxy_memory_bytes, 2147483648);
+  fs.writeFileSync(path.join(dir, 'bad.env'), `${lines.join('\n').replace('haproxy_nofile=20000', 'haproxy_nofile=')}\n`);
+  assert.throws(() => readLimits(path.join(dir, 'bad.env')), /haproxy_nofile should be a whole number, found ""/);
+});

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildReport, formatTable, formatValue, readRun, toCSV, toMarkdown, writeOutputs } from '../report.mjs';
+import { buildReport, formatTable, readRun, writeOutputs } from '../report.mjs';
+import { toCSV, toMarkdown } from '../format.mjs';
+import { formatValue } from '../metrics.mjs';
 import { checkTags } from './xml.mjs';
 
 const fixtures = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
@@ -400,6 +402,27 @@ describe('formatting', () => {
     assert.match(md, /maxconn reached 28/);
     assert.match(md, /```haproxy\nglobal\n {4}maxconn 20\n```/);
     assert.equal(md.split('maxconn 20\n```').length, 2, 'identical configs of repeated runs shown once');
+  });
+});
+
+describe('readings in report.md', () => {
+  test('two readings: two headings, each reading\'s text under its own', () => {
+    const p = plan([step('a'), step('b')], { littles_law: { service_seconds: 3, clients: 100 }, readings: [{ kind: 'syn_timing' }] });
+    const r = report(p, { 'steps/a-1': load(100), 'steps/b-1': load(200) });
+    const md = toMarkdown(r);
+    assert.deepEqual(md.split('\n').filter((l) => l.startsWith('## ')), ['## Results', '## Little\'s law', '## SYN timing', '## Steps']);
+    const section = (title) => md.split(`## ${title}\n\n`)[1].split('\n## ')[0];
+    const little = section('Little\'s law').trimEnd().split('\n');
+    assert.equal(little.length, 3);
+    assert.equal(little[0], '- Little\'s law, a: L = X × W = 10.0/s × 3 s = 30 requests in service');
+    assert.match(little[1], /^- Little's law, b: L = X × W = 20\.0\/s/);
+    assert.match(little[2], /^- maxconn needed = clients × service time/);
+    assert.equal(section('SYN timing'), '- SYN retries, connects by how long they took — no step counted its connects\n');
+    // summary.json keeps one flat list of lines; read back, report.md has one heading for them.
+    const saved = JSON.parse(JSON.stringify(r));
+    assert.deepEqual(saved.readings, [...little, ...section('SYN timing').trimEnd().split('\n')].map((l) => l.slice(2)));
+    assert.equal(saved.readingSections, undefined);
+    assert.match(toMarkdown(saved), /\n## Readings\n\n- Little's law, a: .*\n- Little's law, b: .*\n- maxconn needed .*\n- SYN retries, /);
   });
 });
 

@@ -1,0 +1,38 @@
+// The holder load tool's evidence in a step folder: the replicas' summaries
+// (holder-N.json), merged the way loadgen/holder/merge.mjs does. Same
+// interface as k6.mjs: read(stepDir, step).
+import { mergeSummaries } from '../../../loadgen/holder/merge.mjs';
+import { readSummaries } from './files.mjs';
+
+// What read() measures, by the metrics.mjs names.
+export const MEASURES = ['requests', 'successful', 'failed', 'seconds', 'connections', 'client_held', 'bytes_holder'];
+
+// read STEPDIR STEP → {measured (connections, not requests) | null, client
+// (the holders' own memory), merged (the merged summary), versions, files,
+// unreadable}.
+export function read(stepDir, step) {
+  const { summaries, files, unreadable } = readSummaries(stepDir, 'holder');
+  const holders = summaries.filter((s) => s.tool === 'holder');
+  const merged = holders.length > 0 ? mergeSummaries(holders) : null;
+  return {
+    measured: merged ? measure(merged, step) : null,
+    // The clients did not exist before the step: their own RSS growth per connection.
+    client: { bytes_holder: merged?.bytes_per_connection ?? null },
+    merged,
+    // The holder is the lab's own code, on the lab's node (the runner's versions.env).
+    versions: {},
+    files,
+    unreadable,
+  };
+}
+
+function measure(merged, step) {
+  return {
+    requests: merged.planned,
+    successful: merged.ok,
+    failed: merged.failed,
+    seconds: (merged.ended_at_ms - merged.started_at_ms) / 1000,
+    connections: step.connections ?? merged.planned,
+    client_held: merged.hold_window?.min_open ?? null,
+  };
+}

@@ -1,0 +1,88 @@
+// The lab's load tools, one entry each: everything the runner, the planner
+// and the report need to know about a load generator. scripts/scenario.sh
+// reads the runner's part through run.env and step.env (cli.mjs plan).
+// Adding a load tool = an entry here, its compose service and its summary
+// reader (scripts/lab/evidence/); nothing else names a tool.
+//
+// Fields:
+//   service, profile  its compose service and the profile that starts it
+//   own               the variables its container reads besides the target
+//                     and the runner's (reads: all of them): compose passes
+//                     these names through (no value there, defaults live in
+//                     the tool), and a scenario may set only these (plan --check)
+//   compose           variables its compose service itself uses (not passed in)
+//   replicas          the variable that tells each replica how many share the load
+//   index             the variable that overrides a replica's own number
+//   scripts           true: it runs the step's "script" from loadgen/
+//   env(step)         variables the runner sets for every step (besides
+//                     TESTID, LOADGEN_SUMMARY_DIR and the replicas variable)
+//   seconds(env)      how long a step's load runs
+//   sampleAt(env, s)  when, after the start, to take the mid-load snapshot
+//                     (every container's CPU and memory, HAProxy's show info)
+//   needs             what a scenario must say for the tool to run
+//   read(dir, step)   its summary reader (scripts/lab/evidence/): {measured |
+//                     null, client, merged, files, unreadable} for the report
+//   measures          the metrics.mjs names that reader measures
+import { loadConfig } from '../../loadgen/holder/lib.mjs';
+import { UsageError, parseDuration } from './usage.mjs';
+import * as k6Evidence from './evidence/k6.mjs';
+import * as holderEvidence from './evidence/holder.mjs';
+
+// Set by the runner for every step, whatever the tool.
+export const RUNNER_VARS = ['TESTID', 'LOADGEN_SUMMARY_DIR'];
+// A scenario's tool when it names none.
+export const DEFAULT_TOOL = 'k6';
+
+// loadToolEntry ENTRY: ENTRY with what every tool reads besides its own
+// knobs: the target, the runner's variables, its replicas and index variables.
+const loadToolEntry = ({ own, ...entry }) => ({
+  ...entry,
+  reads: ['TARGET', ...RUNNER_VARS, entry.replicas, entry.index, ...own],
+});
+
+export const LOAD_TOOLS = {
+  k6: loadToolEntry({
+    service: 'loadgen',
+    profile: 'load',
+    replicas: 'LOADGEN_REPLICAS',
+    index: 'LOADGEN_INDEX',
+    own: [
+      'VUS', 'LOAD_PATH', 'TIMEOUT', 'KEEPALIVE', 'ITERATIONS', 'MAX_DURATION', 'DURATION',
+      'RATE', 'SLEEP_MS', 'TIMES', 'MAX_VUS', 'PRE_VUS', 'GRACEFUL_STOP', 'FLOOR_RATE', 'START_SPREAD',
+    ],
+    // LOADGEN_SCRIPT: the k6 script the service runs (its command).
+    compose: ['LOADGEN_SCRIPT', 'LOADGEN_SYSCTL'],
+    scripts: true,
+    env: (step) => ({ LOADGEN_SCRIPT: `/loadgen/${step.script}` }),
+    // A closed or open model runs DURATION; a fixed count of requests
+    // (requests.js) ends by itself, at the latest at MAX_DURATION.
+    seconds: (env) => parseDuration(env.DURATION ?? env.MAX_DURATION),
+    sampleAt: (env, seconds) => Math.min(5, seconds / 2),
+    needs: (env) => (env.DURATION || env.MAX_DURATION ? null : 'DURATION (or MAX_DURATION for a fixed count of requests)'),
+    read: k6Evidence.read,
+    measures: k6Evidence.MEASURES,
+  }),
+  holder: loadToolEntry({
+    service: 'holder',
+    profile: 'hold',
+    replicas: 'HOLDER_REPLICAS',
+    index: 'HOLDER_INDEX',
+    own: ['CONNECTIONS', 'CONNECT_TIMEOUT', 'HOLD_PATH', 'RAMP_UP', 'HOLD', 'RAMP_DOWN', 'GRACE'],
+    compose: ['HOLDER_MEMORY'],
+    scripts: false,
+    env: () => ({}),
+    // The holder's own defaults (loadgen/holder/lib.mjs) for what a step leaves out.
+    seconds: (env) => { const c = loadConfig(env); return c.rampUp + c.hold + c.rampDown; },
+    sampleAt: (env) => { const c = loadConfig(env); return c.rampUp + c.hold / 2; },
+    needs: () => null,
+    read: holderEvidence.read,
+    measures: holderEvidence.MEASURES,
+  }),
+};
+
+// loadTool NAME: the table's entry; UsageError naming the known ones.
+export function loadTool(name) {
+  const tool = LOAD_TOOLS[name];
+  if (!tool) throw new UsageError(`load tool "${name}" is not one of ${Object.keys(LOAD_TOOLS).join(', ')}`);
+  return tool;
+}

@@ -1,0 +1,101 @@
+// The metrics a report knows, one entry each: the only list of them. The
+// order is the order of summary.json's rows (measured, min, max) and of the
+// CSV's columns after the plan's.
+//
+// Fields:
+//   label   the table's and report.md's name for it
+//   unit    what one of it is (for readers of this file; the format follows
+//           from count and from the ratio's unit ×)
+//   count   a whole number of things: shown as an integer. (Repeated runs of
+//           a step are averaged all the same, like every metric; summary.json
+//           keeps their min and max.)
+//   csv     always a column of summary.csv (besides the plan's columns)
+//   group   where report.md's step details name it:
+//             load         the load and HAProxy's counters (their own sentences)
+//             accept_queue the accept queue on both sides (their own sentences)
+//             long_lived   long-lived and held connections: one line of those measured
+//             derived      not one number per run: cpu (per container), ratio
+//                          (to another step, computed when the report is built)
+//   about   how it is measured
+const entry = (group, label, unit, about, { count = false, csv = false } = {}) => ({ group, label, unit, about, count, csv });
+const load = (label, unit, about, flags) => entry('load', label, unit, about, flags);
+const acceptQueue = (label, unit, about) => entry('accept_queue', label, unit, about, { count: true, csv: true });
+const longLived = (label, unit, about, flags) => entry('long_lived', label, unit, about, flags);
+const COUNTED = { count: true, csv: true };
+
+export const METRIC_TABLE = {
+  requests: load('requests', 'requests', 'requests (or connections) the load tool sent, summed over replicas', COUNTED),
+  successful: load('successful', 'requests', 'requests that got a response that is not an error', COUNTED),
+  failed: load('failed', 'requests', 'requests that failed (timeouts, resets, 5xx)', COUNTED),
+  seconds: load('seconds', 's', 'the longest replica\'s run'),
+  hits_per_sec: load('hits/sec', 'requests/s', 'successful ÷ seconds', { csv: true }),
+  p50_ms: load('p50 ms (max of replicas)', 'ms', 'median latency; replicas\' percentiles cannot merge: the worst stands', { csv: true }),
+  p95_ms: load('p95 ms (max of replicas)', 'ms', '95th percentile latency, the worst replica\'s', { csv: true }),
+  p99_ms: load('p99 ms (max of replicas)', 'ms', '99th percentile latency, the worst replica\'s', { csv: true }),
+  max_sessions: load('max sessions', 'sessions', 'fe_main\'s smax in HAProxy\'s show stat', COUNTED),
+  max_queue: load('max queue', 'requests', 'qmax of the be_* backends, added up', COUNTED),
+  errors: load('errors', 'errors', 'fe_main\'s ereq plus every backend\'s econ and eresp', COUNTED),
+  maxconn_reached: load('maxconn reached', 'times', 'MaxconnReached in HAProxy\'s show info', COUNTED),
+  listen_overflows: load('listen overflows', 'SYNs', 'TcpExt.ListenOverflows of HAProxy\'s kernel, after − before', COUNTED),
+  backlog: acceptQueue('backlog (ss)', 'connections', 'fe_main :8080\'s listening backlog, read back with ss'),
+  accept_queue_max: acceptQueue('accept queue (max sampled)', 'connections', 'the longest accept queue sampled while the load ran'),
+  listen_drops: acceptQueue('listen drops', 'SYNs', 'TcpExt.ListenDrops of HAProxy\'s kernel, after − before'),
+  syncookies: acceptQueue('SYN cookies sent', 'SYNs', 'TcpExt.SyncookiesSent of HAProxy\'s kernel, after − before'),
+  syn_retrans: acceptQueue('client SYN retransmits', 'SYNs', 'TcpExt.TCPSynRetrans of every client replica\'s kernel, summed'),
+  connects_retried: acceptQueue('connects after ≥1 s', 'connects', 'connects that took 1 s or more (at least one SYN retransmitted)'),
+  req_rate: longLived('completed requests/sec', 'requests/s', 'requests ÷ seconds, failed ones included'),
+  mean_ms: longLived('mean ms', 'ms', 'mean latency of the load\'s requests (the floor probes left out)'),
+  floor_ms: longLived('floor ms (sleep-0 probes)', 'ms', 'mean latency of the sleep-0 probes run beside the load'),
+  mean_above_floor_ms: longLived('mean − floor ms', 'ms', 'what the backend\'s sleep adds above what the machine adds'),
+  dropped: longLived('dropped (k6 could not start them)', 'requests', 'k6\'s dropped_iterations: an open model\'s arrivals it had no VU for', { count: true }),
+  failure_pct: longLived('failed %', '%', 'failed ÷ requests × 100'),
+  littles_conns: longLived('rate × mean time (Little)', 'connections', 'offered RATE (else the completed rate) × mean latency'),
+  plateau_conns: longLived('HAProxy conns (plateau)', 'connections', 'median of HAProxy\'s sampled connections over the load\'s second half', { count: true }),
+  backend_plateau: longLived('HAProxy→backend conns (plateau)', 'connections', 'the same, HAProxy to the backends', { count: true }),
+  haproxy_conns_peak: longLived('HAProxy conns (peak)', 'connections', 'the most connections HAProxy held in a sample', { count: true }),
+  backend_conns_peak: longLived('HAProxy→backend conns (peak)', 'connections', 'the most connections to the backends in a sample', { count: true }),
+  sd_aborts: longLived('SD aborts (HAProxy log)', 'sessions', 'log lines whose termination state starts SD (server aborted the data phase)', { count: true }),
+  cd_aborts: longLived('CD aborts (HAProxy log)', 'sessions', 'log lines whose termination state starts CD (client aborted the data phase)', { count: true }),
+  connections: longLived('target connections', 'connections', 'the connections the step asked the holders for', { count: true }),
+  client_held: longLived('held by clients (whole hold)', 'connections', 'the fewest connections the holders kept open during the common hold', { count: true }),
+  bytes_haproxy: longLived('HAProxy bytes/conn', 'bytes', 'HAProxy\'s memory growth (docker stats) ÷ held connections', { count: true }),
+  bytes_backend: longLived('backend bytes/conn', 'bytes', 'the backends\' memory growth ÷ held connections', { count: true }),
+  bytes_holder: longLived('client bytes/conn (RSS)', 'bytes', 'the holders\' own RSS growth per connection', { count: true }),
+  oom_killed: longLived('HAProxy OOM-killed', '0 or 1', 'docker\'s OOMKilled for HAProxy after the step', { count: true }),
+  cpu: entry('derived', 'HAProxy CPU %', '%', 'docker stats CPU by container at mid-load; the number: HAProxy\'s (else the busiest)'),
+  ratio: entry('derived', 'ratio', '×', 'hits/sec ÷ the ratio_to step\'s (measured and published alike)'),
+};
+
+export const METRICS = Object.keys(METRIC_TABLE);
+const inGroup = (...groups) => METRICS.filter((m) => groups.includes(METRIC_TABLE[m].group));
+// One number per run, averaged over a step's runs.
+export const RUN_METRICS = inGroup('load', 'accept_queue', 'long_lived');
+export const LONG_LIVED_METRICS = inGroup('long_lived');
+export const CSV_METRICS = METRICS.filter((m) => METRIC_TABLE[m].csv);
+
+export function metricLabel(metric, report = {}) {
+  if (metric === 'ratio' && report.ratio_to) return `ratio to ${report.ratio_to}`;
+  return METRIC_TABLE[metric]?.label ?? metric;
+}
+
+// The number a metric stands for; cpu: the HAProxy container's (else the busiest).
+export function scalar(values, metric) {
+  const v = values?.[metric];
+  if (metric === 'cpu' && v && typeof v === 'object') {
+    const names = Object.keys(v);
+    if (names.length === 0) return null;
+    const haproxy = names.find((n) => n.includes('haproxy'));
+    return haproxy ? v[haproxy] : Math.max(...names.map((n) => v[n]));
+  }
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+// Counts as integers, ratios as 1.23×, the rest with 1 decimal (2 significant below 10).
+export function formatValue(metric, v) {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '-';
+  if (METRIC_TABLE[metric]?.unit === '×') return `${v.toFixed(2)}×`;
+  if (METRIC_TABLE[metric]?.count) return String(Math.round(v));
+  if (v === 0) return '0';
+  if (Math.abs(v) >= 10) return v.toFixed(1);
+  return Math.abs(v) < 0.001 ? v.toExponential(1) : v.toPrecision(2);
+}

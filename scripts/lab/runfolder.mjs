@@ -1,0 +1,108 @@
+// The contract between the planner (node) and the runner (bash,
+// scripts/scenario.sh): files in the run folder, nothing on stdout.
+//   run.env               the run: scenario, step count, whether the
+//                         connection preflight is still to come, and the
+//                         services and profiles of every load tool (the
+//                         runner's cleanup stops them all)
+//   steps/NN-id/step.env  one step: what to apply and what to start
+// Format: one NAME=value per line, the value to the end of the line (no
+// quoting: the planner checks that values are one line, and load and compose
+// values one word); "#" starts a comment line. "load.NAME=value" lines are the
+// load containers' environment, "compose.NAME=value" lines the lab services'
+// settings for the step (compose interpolates them).
+import fs from 'node:fs';
+import path from 'node:path';
+import { LOAD_TOOLS, RUNNER_VARS } from './loadtools.mjs';
+
+const NAME = /^[a-z][a-z0-9_.]*$|^(load|compose)\.[A-Z][A-Z0-9_]*$/;
+
+// envText HEADER ENTRIES: the file's text; throws on a value the runner could
+// not read back as written.
+export function envText(header, entries) {
+  const lines = entries.map(([name, value]) => {
+    const text = value === null || value === undefined ? '' : String(value);
+    if (!NAME.test(name) || /[\n\r]/.test(text)) throw new Error(`cannot write ${name}=${JSON.stringify(text)} to an env file`);
+    if (/^(load|compose)\./.test(name) && /[\s'"\\$`]/.test(text)) throw new Error(`${name} must be one word (got ${JSON.stringify(text)})`);
+    return `${name}=${text}`;
+  });
+  return `${header.map((h) => `# ${h}`).join('\n')}\n${lines.join('\n')}\n`;
+}
+
+// parseEnv TEXT: {name: value}, the runner's reading of the same format.
+export function parseEnv(text) {
+  const values = {};
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const at = line.indexOf('=');
+    values[line.slice(0, at)] = line.slice(at + 1);
+  }
+  return values;
+}
+
+const allTools = (field) => [...new Set(Object.values(LOAD_TOOLS).map((t) => t[field]))].join(' ');
+
+// runEnv PLAN PREFLIGHT: run.env's text. PREFLIGHT: "none" (no connection
+// levels), "needed" (levels not sized yet: no steps planned) or "done".
+export function runEnv(plan, preflight) {
+  return envText(
+    [`${plan.scenario}: written by scripts/lab/cli.mjs plan, read by scripts/scenario.sh`],
+    [
+      ['scenario', plan.scenario],
+      ['steps', preflight === 'needed' ? 0 : plan.steps.length],
+      ['preflight', preflight],
+      ['load_services', allTools('service')],
+      ['load_profiles', allTools('profile')],
+    ],
+  );
+}
+
+// stepEnv PLAN STEP OUT: step.env's text for STEP of a run planned into OUT
+// (results/SCENARIO/STAMP: the load containers write under /results).
+export function stepEnv(plan, step, out) {
+  const tool = LOAD_TOOLS[step.load.tool];
+  const stamp = path.basename(out);
+  // The load containers mount results/ at /results.
+  const underResults = /(?:^|\/)results\/(.+)$/.exec(out);
+  if (!underResults) throw new Error(`plan --out ${out}: the run folder must be under results/ (the load generators write there)`);
+  const summaryDir = path.posix.join(underResults[1], step.dir);
+  const runner = {
+    [RUNNER_VARS[0]]: `${plan.scenario}-${stamp}-${step.id}`,
+    [RUNNER_VARS[1]]: summaryDir,
+    [tool.replicas]: step.load.replicas,
+    ...tool.env(step.load),
+  };
+  const load = { ...step.load.env, ...runner };
+  return envText(
+    [`step ${step.index} of ${plan.steps.length} of ${plan.scenario}: written by scripts/lab/cli.mjs plan, read by scripts/scenario.sh`],
+    [
+      ['index', step.index],
+      ['total', plan.steps.length],
+      ['id', step.id],
+      ['label', step.label],
+      ['config', step.config],
+      ['listeners', step.config.replace(/\.cfg$/, '.listeners')],
+      ['seconds', step.load.seconds],
+      ['sample_at', Math.round(step.load.sample_at)],
+      ['tool', step.load.tool],
+      ['service', tool.service],
+      ['profile', tool.profile],
+      ['replicas', step.load.replicas],
+      ['backends', Object.entries(step.backends).map(([k, v]) => `${k}=${v}`).join(',')],
+      ...Object.entries(load).map(([k, v]) => [`load.${k}`, v]),
+      ...Object.entries(step.compose_env ?? {}).map(([k, v]) => [`compose.${k}`, v]),
+    ],
+  );
+}
+
+// writeRunFolder OUT PLAN PREFLIGHT: run.env and every step's step.env.
+export function writeRunFolder(out, plan, preflight) {
+  fs.mkdirSync(out, { recursive: true });
+  if (preflight !== 'needed') {
+    for (const step of plan.steps) {
+      fs.mkdirSync(path.join(out, step.dir), { recursive: true });
+      fs.writeFileSync(path.join(out, step.dir, 'step.env'), stepEnv(plan, step, out));
+    }
+  }
+  // Last: the runner reads run.env once every step folder exists.
+  fs.writeFileSync(path.join(out, 'run.env'), runEnv(plan, preflight));
+}

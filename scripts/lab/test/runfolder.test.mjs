@@ -1,0 +1,62 @@
+// The run folder, the runner's only input: run.env and steps/NN-id/step.env
+// as plan writes them (scripts/lab/runfolder.mjs), read back the way
+// scripts/scenario.sh's read_env reads them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildPlan, loadScenario } from '../scenarios.mjs';
+import { envText, parseEnv, runEnv, writeRunFolder } from '../runfolder.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'runfolder-'));
+
+test('a k6 step: named values, the load environment with the runner\'s variables, compose settings', () => {
+  const plan = buildPlan(loadScenario(root, 'backend-timeout'), 'backend-timeout', { quick: true });
+  const out = path.join(tmp(), 'results/backend-timeout/20260101T000000Z');
+  writeRunFolder(out, plan, 'none');
+  const run = parseEnv(fs.readFileSync(path.join(out, 'run.env'), 'utf8'));
+  assert.deepEqual(run, { scenario: 'backend-timeout', steps: '2', preflight: 'none', load_services: 'loadgen holder', load_profiles: 'load hold' });
+  const step = parseEnv(fs.readFileSync(path.join(out, plan.steps[0].dir, 'step.env'), 'utf8'));
+  assert.equal(step.id, 'backend-timeout-2s');
+  assert.equal(step.service, 'loadgen', 'k6 runs as the loadgen service');
+  assert.equal(step.config, 'configs/01-backend-timeout-2s.cfg');
+  assert.equal(step.listeners, 'configs/01-backend-timeout-2s.listeners');
+  assert.equal(step['load.TESTID'], 'backend-timeout-20260101T000000Z-backend-timeout-2s');
+  assert.equal(step['load.LOADGEN_SUMMARY_DIR'], 'backend-timeout/20260101T000000Z/steps/01-backend-timeout-2s',
+    'summaries go under /results in the container: the path relative to results/');
+  assert.equal(step['load.LOADGEN_SCRIPT'], '/loadgen/open.js');
+  assert.equal(step['compose.BACKEND_SERVER_TIMEOUT_MS'], '2000');
+});
+
+test('a holder step: its service, profile and replicas variable come from the table of load tools', () => {
+  const scenario = loadScenario(root, 'connections');
+  const sizes = scenario.steps.map((t) => ({
+    connections: 100 * t.fraction, replicas: 2, env: { CONNECTIONS: String(100 * t.fraction) }, haproxy: {}, backends: {},
+  }));
+  const plan = buildPlan(scenario, 'connections', { quick: true, sizes });
+  const out = path.join(tmp(), 'results/connections/x');
+  writeRunFolder(out, plan, 'done');
+  const step = parseEnv(fs.readFileSync(path.join(out, plan.steps[2].dir, 'step.env'), 'utf8'));
+  assert.deepEqual([step.tool, step.service, step.profile, step.replicas], ['holder', 'holder', 'hold', '2']);
+  assert.equal(step['load.HOLDER_REPLICAS'], '2');
+  assert.equal(step['load.LOADGEN_SCRIPT'], undefined, 'the holder has no k6 script');
+});
+
+test('a connection scenario before its preflight: run.env says so, and no step is planned', () => {
+  const out = tmp();
+  writeRunFolder(out, { scenario: 'connections', steps: [] }, 'needed');
+  assert.deepEqual(fs.readdirSync(out), ['run.env']);
+  assert.equal(parseEnv(fs.readFileSync(path.join(out, 'run.env'), 'utf8')).preflight, 'needed');
+  assert.match(runEnv({ scenario: 'connections', steps: [] }, 'needed'), /^steps=0$/m);
+});
+
+test('values the runner could not read back as written are refused', () => {
+  assert.throws(() => envText([], [['label', 'two\nlines']]), /cannot write label=/);
+  assert.throws(() => envText([], [['load.VUS', '1 0']]), /load\.VUS must be one word \(got "1 0"\)/);
+  assert.throws(() => envText([], [['Bad-Name', 'x']]), /cannot write Bad-Name=/);
+  assert.equal(envText(['h'], [['label', 'maxconn 20, 100 clients'], ['load.LOAD_PATH', '/slow?ms=3000']]),
+    '# h\nlabel=maxconn 20, 100 clients\nload.LOAD_PATH=/slow?ms=3000\n');
+});

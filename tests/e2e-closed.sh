@@ -1,0 +1,34 @@
+# shellcheck shell=bash
+# End to end, the closed-model scenarios of scripts/scenario.sh on the real
+# stack: the full maxconn-sweep against the article, fullconn and throughput
+# --quick, tuning --quick and its listening sockets. Their summaries are
+# judged by tests/e2e/checks/*.test.mjs. Helpers and setup: tests/e2e.sh.
+
+# Successful hits within 3% of 180/360/540/720/900; failures on every step
+# where maxconn < 100 clients and none on the last.
+test_e2e_08_maxconn_sweep_reproduces_the_article() {
+  scenario_judged maxconn-sweep maxconn-sweep
+  grep -q "maxconn needed = clients × service time" "${LAB_ROOT}/$(newest_run maxconn-sweep)/report.md" \
+    || fail "no Little's law reading"
+}
+
+test_e2e_09_quick_fullconn_complete() {
+  scenario_judged complete fullconn --quick
+}
+
+test_e2e_09_quick_throughput_complete() {
+  scenario_judged complete throughput --quick
+}
+
+# tuning --quick: every step ran on the listening socket it asked for (the
+# runner restarts HAProxy when a reload cannot change it, and fails the step
+# if ss disagrees): fe_main's backlog 128 in every step. The accept queue is
+# measured: at maxconn 2000 it fills (backlog + 1), HAProxy's kernel drops
+# SYNs and the clients retransmit them; at maxconn 5000 far fewer (the
+# tolerances, tuned on a busy 2-core machine, are explained in
+# tests/e2e/checks/tuning.test.mjs). After the run the baseline's socket
+# (backlog 5000) is back.
+test_e2e_09e_tuning_quick_sockets_read_back_and_accept_queue_measured() {
+  scenario_judged tuning tuning --quick
+  assert_eq 5000 "$(fe_main_backlog)" "fe_main backlog after the run (the baseline's)"
+}

@@ -1,0 +1,85 @@
+# shellcheck shell=bash
+# End to end, Ctrl-C in the middle of a scenario: the runner puts the lab back
+# (baseline config, no load generator, the backends' scale), keeps the
+# partial results marked INCOMPLETE and exits 130. Helpers and setup:
+# tests/e2e.sh.
+
+# ctrl_c SECONDS READY... -- COMMAND...: start COMMAND, its output into the
+# file ctrl_c_output (shown afterwards), wait (at most SECONDS) until the
+# command READY succeeds, 4 s more, then send COMMAND SIGINT as a terminal's
+# Ctrl-C would; returns COMMAND's exit status (255 when READY never came,
+# COMMAND interrupted all the same).
+ctrl_c() {
+  local timeout="$1" ready=() pid rc=0
+  shift
+  while [[ "$1" != -- ]]; do ready+=("$1"); shift; done
+  shift
+  ctrl_c_output=$(mktemp)
+  # A background job of a script ignores SIGINT, unless job control gives it
+  # its own process group (set -m), as a terminal's foreground job has.
+  set -m
+  "$@" >"${ctrl_c_output}" 2>&1 &
+  pid=$!
+  if wait_for "${timeout}" "${ready[*]}" "${ready[@]}"; then
+    sleep 4
+  else
+    echo "${ready[*]}: not within ${timeout} s; interrupting all the same" >&2
+    rc=255
+  fi
+  kill -INT "${pid}"
+  if [[ ${rc} -eq 0 ]]; then wait "${pid}" || rc=$?; else wait "${pid}" || true; fi
+  set +m
+  cat "${ctrl_c_output}"
+  return "${rc}"
+}
+
+# step_started N: the runner under ctrl_c said step N started ("step N/...",
+# as a user sees it).
+step_started() { grep -q "] step $1/" "${ctrl_c_output}"; }
+
+# holders_running: the connection holder replicas run.
+holders_running() { [[ -n "$(compose --profile hold ps -q --status running holder)" ]]; }
+
+# step_2_holding: step 2 started and its holders hold (step 1's are gone: the
+# runner removes a step's replicas before the next step starts).
+step_2_holding() { step_started 2 && holders_running; }
+
+# Ctrl-C in the middle of a step: baseline config back, no load generator,
+# partial results kept and marked incomplete, exit 130.
+test_e2e_10_interrupt_restores_the_lab_and_keeps_partial_results() {
+  local rc=0 run before
+  e2e_up
+  before=$(newest_run maxconn-sweep)
+  ctrl_c 120 step_started 2 -- scripts/scenario.sh maxconn-sweep --quick || rc=$?
+  assert_eq 130 "${rc}" "exit code after Ctrl-C"
+  run=$(newest_run maxconn-sweep)
+  [[ "${run}" != "${before}" ]] || fail "no new maxconn-sweep run folder"
+  e2e_check interrupted E2E_RUN="${run}"
+  assert_lab_restored
+}
+
+# Ctrl-C while the connection holders hold (step 2 of 3): no holder container
+# is left, running or stopped (they would hold connections through HAProxy
+# and the next run's replicas), nor any k6; HAProxy is back on the baseline,
+# the backends (scaled up for the holders) back to 1 + 1, and the partial
+# results are kept.
+test_e2e_10a_interrupting_connections_removes_the_holders() {
+  local rc=0 run before holders loadgens description scale
+  e2e_up
+  before=$(newest_run connections)
+  ctrl_c 180 step_2_holding -- scripts/scenario.sh connections --quick --replicas 2 || rc=$?
+  # What the runner left, read before any assertion stops the test (the
+  # next test's e2e_up cleans up after a runner that did not).
+  holders=$(compose --profile hold ps -a --format '{{.Name}} {{.State}}' holder)
+  loadgens=$(compose --profile load ps -a --format '{{.Name}} {{.State}}' loadgen)
+  description=$(haproxy_info description)
+  scale=$(backend_scale)
+  run=$(newest_run connections)
+  assert_eq 130 "${rc}" "exit code after Ctrl-C while the holders run"
+  [[ "${run}" != "${before}" ]] || fail "no new connections run folder"
+  assert_eq "" "${holders}" "holder containers left by the interrupted run (compose --profile hold ps -a holder)"
+  assert_eq "" "${loadgens}" "k6 containers left by the interrupted run (compose --profile load ps -a loadgen)"
+  assert_eq baseline "${description}" "HAProxy config after the interrupted run"
+  assert_eq "backend-fast=1,backend-slow=1" "${scale}" "backend scale after the interrupted run"
+  e2e_check interrupted E2E_RUN="${run}"
+}

@@ -1,0 +1,136 @@
+# shellcheck shell=bash
+# End to end, the stack itself: up and healthy, scaling the backends seen by
+# HAProxy, load counted by Prometheus through both exporters, README's load
+# commands as written. Helpers and setup: tests/e2e.sh.
+
+test_e2e_01_stack_up_all_healthy() {
+  local start=${SECONDS} states
+  e2e_up
+  echo "up to all-healthy: $((SECONDS - start)) s"
+  states=$(compose ps --format '{{.Service}} {{.Health}}')
+  echo "${states}"
+  assert_eq "${#E2E_SERVICES[@]}" "$(grep -c " healthy$" <<<"${states}")" "healthy services"
+  http_get /fast | grep -q "I'm FAST" || fail "GET /fast through HAProxy"
+}
+
+# slow_up N: backend-slow at N replicas, each seen UP by HAProxy.
+slow_up() {
+  e2e_up --scale "backend-slow=$1"
+  wait_for 30 "$1 servers UP in be_slow" servers_up be_slow "$1" || { haproxy_servers be_slow; return 1; }
+}
+
+test_e2e_02_scale_backend_slow_to_3_seen_by_haproxy() {
+  slow_up 3
+  haproxy_servers be_slow
+}
+
+test_e2e_03_requests_reach_all_3_replicas() {
+  local replicas i counts
+  slow_up 3
+  counts=$(mktemp)
+  for i in $(seq 1 30); do
+    http_get "/ping?n=${i}" | tr -d '\r' | sed -n 's/^[Xx]-[Rr]eplica: //p'
+  done | sort | uniq -c | tee /dev/stderr >"${counts}"
+  replicas=$(wc -l <"${counts}")
+  assert_eq 3 "${replicas}" "distinct replicas answering"
+}
+
+# From 3 replicas back to 1: HAProxy drops the two others' addresses, their
+# slots return to the template's free ones (MAINT).
+test_e2e_03a_scale_back_to_1_haproxy_drops_the_others() {
+  slow_up 3
+  slow_up 1
+  haproxy_servers be_slow | grep -c MAINT | xargs test 9 -eq || fail "9 free slots in MAINT expected"
+}
+
+# k6_requests SUMMARY...: the requests k6 sent, summed over its summaries
+# (paths relative to the repository).
+k6_requests() {
+  in_image NODE_IMAGE node tests/e2e/checks/k6-counts.mjs "$@" | awk '{ print $1 }'
+}
+
+prom_at_least() { # PROMQL MIN
+  local value
+  value=$(prom_query "$1")
+  echo "$1 = ${value:-no data} (want >= $2)" >&2
+  [[ -n "${value}" ]] && awk -v v="${value}" -v m="$2" 'BEGIN { exit !(v >= m) }'
+}
+
+# fe_main_requests: HAProxy's own count of requests on fe_main (runtime API).
+fe_main_requests() { haproxy_stat_sum fe_main FRONTEND req_tot; }
+
+test_e2e_05_k6_two_replicas_counted_in_prometheus() {
+  local total instances before after dir="${E2E_SUMMARIES}/two-replicas"
+  e2e_up
+  mkdir -p "${LAB_ROOT}/${dir}"
+  # From the runtime API, not Prometheus: a reload (test 04) resets the
+  # counters and Prometheus may not have scraped the new worker yet.
+  before=$(fe_main_requests)
+  TESTID="${E2E_TESTID}" LOADGEN_REPLICAS=2 VUS=4 DURATION=8s LOAD_PATH=/fast \
+    LOADGEN_SUMMARY_DIR="${dir#results/}" \
+    compose --profile load up --no-deps --scale loadgen=2 loadgen
+  assert_eq "0 0" "$(compose ps -a loadgen --format '{{.ExitCode}}' | sort | xargs)" "loadgen exit codes"
+  after=$(fe_main_requests)
+  echo "HAProxy fe_main requests: ${before} -> ${after}"
+  e2e_check load E2E_LOAD="two replicas" E2E_SUMMARIES="${dir}/loadgen-1.json ${dir}/loadgen-2.json" \
+    E2E_MIN_REQUESTS=100 E2E_HAPROXY_REQUESTS=$((after - before))
+  total=$(k6_requests "${dir}/loadgen-1.json" "${dir}/loadgen-2.json")
+  wait_for 30 "k6 remote write" prom_at_least "sum(k6_http_reqs_total{testid=\"${E2E_TESTID}\"})" "${total}"
+  instances=$(prom_query "count(count by (instance) (k6_http_reqs_total{testid=\"${E2E_TESTID}\"}))")
+  assert_eq 2 "${instances}" "loadgen replicas reporting to Prometheus"
+  wait_for 30 "HAProxy's exporter" prom_at_least \
+    'sum(haproxy_frontend_http_requests_total{job="haproxy",proxy="fe_main"})' "${after}"
+}
+
+# readme_commands SECTION: the bash blocks of README's "## SECTION", one
+# script, continuation lines kept.
+readme_commands() {
+  awk -v section="## $1" '
+    $0 == section { inside = 1; next }
+    inside && /^## / { exit }
+    inside && /^```bash$/ { block = 1; next }
+    inside && /^```$/ { block = 0; next }
+    inside && block { print }' "${LAB_ROOT}/README.md"
+}
+
+# README's Load section, run as a user types it on Linux: without the LAB_UID
+# the scripts export (the section's first command exports it). Every file the
+# load generators write must belong to the user running the commands.
+test_e2e_05a_readme_load_commands_work_as_written() {
+  local script moved=() dir rc=0 listing="" others=""
+  # The commands start their load with --no-deps, on a running lab.
+  e2e_up
+  script=$(readme_commands Load)
+  grep -q 'export LAB_UID' <<<"${script}" || fail "README's Load section exports no LAB_UID"
+  echo "${script}"
+  # The README writes results/demo and results/demo-hold: a user's own are
+  # moved aside for the test and put back whatever happens.
+  for dir in demo demo-hold; do
+    if [[ -e "${LAB_ROOT}/results/${dir}" ]]; then
+      mv "${LAB_ROOT}/results/${dir}" "${LAB_ROOT}/results/${dir}.before-e2e-$$"
+      moved+=("${dir}")
+    fi
+  done
+  (cd "${LAB_ROOT}" && env -u LAB_UID -u LAB_GID bash -euo pipefail -c "${script}") >/dev/null 2>&1 || rc=$?
+  listing=$(cd "${LAB_ROOT}/results" && compgen -G 'demo/loadgen-*.json'; compgen -G 'demo-hold/holder-*.json') || true
+  listing=$(LC_ALL=C sort <<<"${listing}" | paste -sd' ' -)
+  others=$(find "${LAB_ROOT}/results/demo" "${LAB_ROOT}/results/demo-hold" ! -user "$(id -u)" 2>/dev/null | head -n 3)
+  rm -rf "${LAB_ROOT}/results/demo" "${LAB_ROOT}/results/demo-hold"
+  for dir in "${moved[@]}"; do mv "${LAB_ROOT}/results/${dir}.before-e2e-$$" "${LAB_ROOT}/results/${dir}"; done
+  assert_eq 0 "${rc}" "exit status of README's Load commands"
+  assert_eq "demo-hold/holder-1.json demo-hold/holder-2.json demo/loadgen-1.json demo/loadgen-2.json demo/loadgen-3.json" \
+    "${listing}" "summaries the README's commands promise"
+  assert_eq "" "${others}" "files the load generators wrote that do not belong to uid $(id -u)"
+}
+
+# haproxy-exporter reads HAProxy through the stats socket in the volume they
+# share (nothing published): the source of the dashboard's maxconn panels.
+test_e2e_06_haproxy_exporter_reads_the_stats_socket() {
+  local i
+  e2e_up
+  # Requests for its frontend counter to count (on a lab just started, none yet).
+  for i in 1 2 3; do http_get /fast >/dev/null; done
+  wait_for 40 "haproxy-exporter scraped" prom_at_least 'haproxy_up{job="haproxy-exporter"}' 1
+  wait_for 20 "frontend requests via haproxy-exporter" prom_at_least \
+    'sum(haproxy_frontend_http_requests_total{job="haproxy-exporter",frontend="fe_main"})' 1
+}

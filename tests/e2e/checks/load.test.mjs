@@ -1,0 +1,33 @@
+// A load the e2e tests ran (tests/e2e-stack.sh, tests/e2e-reloads.sh),
+// judged on k6's own summaries:
+//   E2E_LOAD              what the load was, for the messages
+//   E2E_SUMMARIES         k6 summaries (one per replica), space-separated
+//   E2E_MIN_REQUESTS      the fewest requests k6 must have sent
+//   E2E_MAX_FAILED        (optional) the most that may have failed
+//   E2E_HAPROXY_REQUESTS  (optional) the requests HAProxy counted on fe_main
+//                         meanwhile: at least k6's
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { k6Counts } from './k6-counts.mjs';
+import { env } from './lib.mjs';
+
+const load = env('E2E_LOAD');
+const min = Number(env('E2E_MIN_REQUESTS'));
+const { requests, failed } = k6Counts(env('E2E_SUMMARIES').split(' '));
+const { E2E_MAX_FAILED: maxFailed, E2E_HAPROXY_REQUESTS: haproxy } = process.env;
+
+test(`${load}: ${requests} requests sent, at least ${min}`, () => {
+  assert.ok(requests >= min, `requests k6 sent during ${load}: expected at least ${min}, found ${requests}`);
+});
+
+if (maxFailed !== undefined) {
+  test(`${load}: ${failed} of ${requests} requests failed, at most ${maxFailed}`, () => {
+    assert.ok(failed <= Number(maxFailed), `failed requests during ${load}: expected at most ${maxFailed}, found ${failed} of ${requests}`);
+  });
+}
+
+if (haproxy !== undefined) {
+  test(`${load}: HAProxy counted ${haproxy} requests, at least k6's ${requests}`, () => {
+    assert.ok(Number(haproxy) >= requests, `requests HAProxy counted on fe_main during ${load}: expected at least the ${requests} k6 sent, found ${haproxy}`);
+  });
+}
