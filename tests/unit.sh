@@ -58,7 +58,8 @@ test_unit_scenario_engine_node_test() {
 test_unit_scenario_bad_input_is_one_clear_error() {
   local before after
   # What these inputs could write: a folder per scenario, maxconn-sweep's runs.
-  results_listing() { ls "${LAB_ROOT}/results" "${LAB_ROOT}/results/maxconn-sweep" 2>/dev/null; }
+  # (On a fresh clone neither exists yet: ls fails, the listing is empty.)
+  results_listing() { ls "${LAB_ROOT}/results" "${LAB_ROOT}/results/maxconn-sweep" 2>/dev/null || true; }
   before=$(results_listing)
   assert_fails_with '^scenario: unknown scenario "nope": try one of .*maxconn-sweep' scripts/scenario.sh nope
   assert_fails_with '^scenario: unknown option "--fast"' scripts/scenario.sh maxconn-sweep --fast
