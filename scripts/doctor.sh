@@ -2,7 +2,7 @@
 # Usage: scripts/doctor.sh [--pull]
 #
 # Checks this machine before the first "docker compose up": the Docker engine
-# and Compose v2, every image the lab uses (present, or pullable: with --pull,
+# and Compose v2 (at least the oldest version the lab supports), every image the lab uses (present, or pullable: with --pull,
 # pulled), the open files Docker can give a container (HAPROXY_NOFILE, NOFILE),
 # free host ports, the memory Docker can use against the services' limits, and
 # a checkout the containers' non-root users can read. Images and settings come
@@ -84,7 +84,11 @@ check_compose() {
   if out=$(docker compose version 2>&1); then
     version=$(sed -n 's/.*[Vv]ersion v\{0,1\}\([0-9][0-9.]*\).*/\1/p' <<<"${out}" | head -n 1)
     if [[ "${version%%.*}" =~ ^[0-9]+$ && "${version%%.*}" -ge 2 ]]; then
-      report ok compose "Docker Compose ${version}"
+      if version_at_least "${version}" "${COMPOSE_FLOOR}"; then
+        report ok compose "Docker Compose ${version} (the lab supports ${COMPOSE_FLOOR} and later)"
+      else
+        report FAIL compose "Docker Compose ${version} is older than ${COMPOSE_FLOOR}, the oldest the lab supports (it ignores COMPOSE_ENV_FILES and reads other output)" "${COMPOSE_FLOOR_FIX}"
+      fi
     else
       report FAIL compose "'docker compose' is Compose ${version:-of unknown version} ($(first_line "${out}")), v1: the lab needs Compose v2" "${fix}"
     fi
@@ -227,26 +231,6 @@ check_ports() {
       report ok "port ${name}" "127.0.0.1:${port} free"
     fi
   done
-}
-
-# memory_limits: "SERVICE BYTES" for each service compose config starts by
-# default with deploy.resources.limits.memory (its pretty JSON, line by line).
-memory_limits() {
-  compose config --format json | awk '
-    { line = $0; sub(/^[ \t]+/, "", line) }
-    line ~ /^[]}]/ { depth--; next }
-    line ~ /[[{]$/ {
-      key = ""
-      if (line ~ /^"/) { key = substr(line, 2); sub(/".*/, "", key) }
-      path[++depth] = key
-      next
-    }
-    depth == 6 && path[2] == "services" && path[4] == "deploy" && path[5] == "resources" && path[6] == "limits" && line ~ /^"memory":/ {
-      v = tolower(line); sub(/^"memory": *"?/, "", v); sub(/"?,?$/, "", v); sub(/b$/, "", v)
-      n = v + 0; u = substr(v, length(v))
-      if (u == "k") n *= 1024; else if (u == "m") n *= 1048576; else if (u == "g") n *= 1073741824
-      printf "%s %.0f\n", path[3], n
-    }'
 }
 
 check_memory() {

@@ -49,7 +49,7 @@ run_steps=0 run_preflight="" run_load_services="" run_load_profiles=""
 step_index="" step_total="" step_id="" step_label="" step_config="" step_listeners=""
 step_seconds=0 step_sample_at=0 step_service="" step_profile="" step_replicas="" step_backends=""
 load_env=() compose_env=() profile_args=()
-# The running step's start (ms, and as a compose logs --since) and HAProxy's
+# The running step's start (ms, and as a docker logs --since) and HAProxy's
 # 2xx answers before it.
 step_started_ms=0 step_since="" hits_before=0
 
@@ -208,6 +208,7 @@ main() {
   require_docker
   if [[ " $* " == *" --help "* || " $* " == *" -h "* ]]; then labctl describe "${scenario}"; exit; fi
   labctl plan "${scenario}" --check "$@" || exit 2
+  fit_nofile
   new_run_dir
   trap cleanup EXIT
   trap 'interrupted=1; exit 130' INT TERM

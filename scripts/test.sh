@@ -168,6 +168,7 @@ main() {
       || die "no ${g} test matches '${pattern}' (a test's name without test_, or its file's name, such as ${g}_... or ${g}-...)"
   done
   require_docker
+  fit_nofile
   log_dir=$(mktemp -d)
   trap cleanup EXIT
   log "images from ${COMPOSE_ENV_FILES:-.env}: $(env_value HAPROXY_IMAGE), $(env_value NODE_IMAGE), $(env_value K6_IMAGE), $(env_value PROMETHEUS_IMAGE)"

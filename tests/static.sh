@@ -11,6 +11,20 @@ test_static_compose_config_every_profile() {
   COMPOSE_ENV_FILES=.env,offline.env compose --profile '*' config -q
 }
 
+# The memory limits the doctor and the connection preflight read from
+# "compose config": each service's own, though a service's config also lists
+# what it depends on (the holder's once read as the first one listed, a
+# backend's 512 MiB).
+test_static_memory_limits_are_each_services_own() {
+  local limits
+  limits=$(HOLDER_MEMORY=768m BACKEND_MEMORY=256m HAPROXY_MEMORY=3g memory_limits --profile hold)
+  echo "${limits}"
+  assert_eq 805306368 "$(awk '$1 == "holder" { print $2 }' <<<"${limits}")" "the holder's memory limit (HOLDER_MEMORY=768m)"
+  assert_eq 268435456 "$(awk '$1 == "backend-fast" { print $2 }' <<<"${limits}")" "backend-fast's (BACKEND_MEMORY=256m)"
+  assert_eq 3221225472 "$(awk '$1 == "haproxy" { print $2 }' <<<"${limits}")" "HAProxy's (HAPROXY_MEMORY=3g)"
+  assert_eq "" "$(memory_limits | awk '$1 == "holder"')" "the holder without its profile"
+}
+
 test_static_compose_rules() {
   # Grafana is in the default set; every profile is included here.
   compose --profile '*' config --format json \

@@ -6,7 +6,8 @@
 
 # doctor_fake DIR: DIR/docker, answering as a healthy Docker host would
 # (engine 27.3.1, Compose v2.29.7, 24 GiB, every image present) unless told:
-#   FAKE_ENGINE=down  FAKE_COMPOSE=v1|none  FAKE_ABSENT="IMAGE ..."
+#   FAKE_ENGINE=down  FAKE_COMPOSE=v1|none|old (2.20.2)|floor (Debian's 2.26.1-4)
+#   FAKE_ABSENT="IMAGE ..."
 #   FAKE_NO_REGISTRY=1  FAKE_NOFILE_MAX=N (dockerd's limit)  FAKE_MEMTOTAL=BYTES
 #   FAKE_PS=JSON (compose ps of project FAKE_PS_PROJECT, default haproxy-lab)
 # Each call is logged to DIR/calls.
@@ -21,6 +22,8 @@ if [[ "$1" == compose ]]; then
     version)
       case "${FAKE_COMPOSE:-v2}" in
         v2) echo "Docker Compose version v2.29.7" ;;
+        old) echo "Docker Compose version v2.20.2" ;;
+        floor) echo "Docker Compose version 2.26.1-4" ;;
         v1) echo "docker-compose version 1.29.2, build 5becea4c" ;;
         *) echo "docker: 'compose' is not a docker command." >&2; exit 1 ;;
       esac ;;
@@ -170,7 +173,7 @@ test_unit_doctor_all_good_passes() {
     [[ -n "$(line_of "${check}" "${out}")" ]] || fail "no line for ${check}"
   done
   assert_eq "ok   docker: engine 27.3.1 reachable (client 27.3.0)" "$(line_of docker "${out}")" "docker line"
-  assert_eq "ok   compose: Docker Compose 2.29.7" "$(line_of compose "${out}")" "compose line"
+  assert_eq "ok   compose: Docker Compose 2.29.7 (the lab supports ${COMPOSE_FLOOR} and later)" "$(line_of compose "${out}")" "compose line"
   assert_match 'containers can get 1048576 open files' "$(line_of nofile "${out}")" "nofile line"
   assert_match 'Docker can use 24.0 GiB; the 3 default services. memory limits add up to 3.5 GiB$' \
     "$(line_of memory "${out}")" "memory line (limits only, no reservations)"
@@ -191,6 +194,23 @@ test_unit_doctor_compose_v1_or_none_fails_with_the_fix() {
     [[ "${kind}" != none ]] || assert_match "no Compose v2: 'docker compose' failed: docker: 'compose' is not a docker command" \
       "$(line_of compose "${out}")" "no compose named"
   done
+  rm -rf "${dir}"
+}
+
+# The floor itself passes (Debian's version string); one below fails, naming
+# both versions, with the fix.
+test_unit_doctor_compose_below_the_floor_fails_with_the_fix() {
+  local dir out rc=0
+  dir=$(doctor_setup)
+  out=$(run_doctor "${dir}" FAKE_COMPOSE=floor) || rc=$?
+  assert_eq "ok   compose: Docker Compose 2.26.1 (the lab supports 2.26.1 and later)" "$(line_of compose "${out}")" "compose line at the floor"
+  assert_eq 0 "${rc}" "exit status at the floor"
+  rc=0
+  out=$(run_doctor "${dir}" FAKE_COMPOSE=old) || rc=$?
+  line_of compose "${out}"
+  assert_eq 1 "${rc}" "exit status below the floor"
+  assert_match '^FAIL compose: Docker Compose 2\.20\.2 is older than 2\.26\.1, the oldest the lab supports .*; fix: install a newer Compose v2 plugin' \
+    "$(line_of compose "${out}")" "compose line below the floor"
   rm -rf "${dir}"
 }
 

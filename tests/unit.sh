@@ -75,6 +75,29 @@ test_unit_scenario_bad_input_is_one_clear_error() {
   assert_eq "${before}" "${after}" "results/ and results/maxconn-sweep/ after bad input"
 }
 
+# Below the Compose floor the runner and the suite stop before anything
+# starts, naming the version found and the floor (a docker on PATH that
+# answers "compose version" as Compose 2.20.2 would, the rest passed on).
+test_unit_compose_below_the_floor_stops_runner_and_suite() {
+  local bin real
+  bin=$(mktemp -d)
+  real=$(command -v docker)
+  cat >"${bin}/docker" <<FAKE
+#!/usr/bin/env bash
+if [[ "\$*" == *"compose version"* ]]; then
+  if [[ "\$*" == *--short* ]]; then echo 2.20.2; else echo "Docker Compose version v2.20.2"; fi
+  exit 0
+fi
+exec "${real}" "\$@"
+FAKE
+  chmod +x "${bin}/docker"
+  assert_fails_with "^scenario: Docker Compose 2\.20\.2 is older than ${COMPOSE_FLOOR//./\\.}, the oldest the lab supports: install a newer Compose v2 plugin" \
+    env PATH="${bin}:${PATH}" scripts/scenario.sh maxconn-sweep --quick
+  assert_fails_with "^test: Docker Compose 2\.20\.2 is older than ${COMPOSE_FLOOR//./\\.}" \
+    env PATH="${bin}:${PATH}" scripts/test.sh static
+  rm -rf "${bin}"
+}
+
 # A run whose verdict failed (exit 3) still puts HAProxy back on the baseline,
 # restarting it when the step's listening sockets differ. The cleanup runs in
 # the EXIT trap, where a bare "return" returns the script's exit status: that

@@ -16,14 +16,69 @@ log() { printf '[%s %s] %s\n' "${PROG:-lab}" "$(date +%H:%M:%S)" "$*"; }
 compose() { docker compose --project-directory "${LAB_ROOT}" "$@"; }
 cd "${LAB_ROOT}" || exit 1
 
-# require_docker: one clear line if Docker or Compose v2 is missing.
+# The oldest Compose the lab supports: the oldest one its whole test suite
+# passes on (Debian 13's docker-compose; .ci/run runs the tests that read
+# Compose's and Docker's output on it). Older ones lack COMPOSE_ENV_FILES
+# (docker/compose#11061), which the offline images rely on.
+readonly COMPOSE_FLOOR=2.26.1
+readonly COMPOSE_FLOOR_FIX="install a newer Compose v2 plugin: Docker's docker-compose-plugin package (https://docs.docker.com/compose/install/linux/), Debian 13's docker-compose, or update Docker Desktop"
+
+# compose_version: the version of 'docker compose' as MAJOR.MINOR.PATCH
+# ("2.26.1" from Debian's "2.26.1-4" or "v2.26.1"); "" when none answers.
+compose_version() {
+  docker compose version --short 2>/dev/null | sed -n 's/^v\{0,1\}\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\).*/\1/p' | head -n 1
+}
+
+# version_at_least VERSION FLOOR: VERSION (MAJOR.MINOR.PATCH) >= FLOOR.
+version_at_least() {
+  [[ "$(printf '%s\n' "$2" "$1" | sort -t. -k1,1n -k2,2n -k3,3n | head -n 1)" == "$2" ]]
+}
+
+# require_docker: one clear line if Docker or a Compose v2 at least
+# COMPOSE_FLOOR is missing.
 require_docker() {
+  local version
   command -v docker >/dev/null 2>&1 \
     || die "docker not found: install Docker (with Compose v2) first"
   docker info >/dev/null 2>&1 \
     || die "cannot reach the Docker engine: start Docker (or dockerd) and retry"
   docker compose version >/dev/null 2>&1 \
     || die "Docker Compose v2 not found ('docker compose'): install the compose plugin"
+  version=$(compose_version)
+  version_at_least "${version:-0.0.0}" "${COMPOSE_FLOOR}" \
+    || die "Docker Compose ${version:-of unknown version} is older than ${COMPOSE_FLOOR}, the oldest the lab supports: ${COMPOSE_FLOOR_FIX}"
+}
+
+# fit_nofile: HAPROXY_NOFILE and NOFILE within what Docker may give a
+# container here. Docker cannot give a container more open files than
+# dockerd's own limit (then "error setting rlimit type 7: operation not
+# permitted"): a value from the env files above it is lowered to the limit
+# (exported, one line saying so); one set in the environment stops the run
+# with the fix. Measured in a container of NODE_IMAGE (pulled if absent, as
+# compose up would; not measured when that fails).
+fit_nofile() {
+  local image name value want=0 limit lowered=""
+  image=$(env_value NODE_IMAGE)
+  docker image inspect "${image}" >/dev/null 2>&1 || docker pull -q "${image}" >/dev/null 2>&1 || return 0
+  for name in HAPROXY_NOFILE NOFILE; do
+    value=$(env_value "${name}")
+    [[ "${value}" =~ ^[0-9]+$ ]] || die "${name}='${value}' is not a whole number: set it in .env (e.g. ${name}=1048576)"
+    ((value <= want)) || want=${value}
+  done
+  # One container start when the limit allows it (the usual case).
+  docker run --rm --network none --ulimit "nofile=${want}:${want}" --entrypoint true "${image}" >/dev/null 2>&1 && return 0
+  # A container's default hard limit is dockerd's own.
+  limit=$(docker run --rm --network none --entrypoint sh "${image}" -c 'ulimit -Hn' 2>/dev/null)
+  [[ "${limit}" =~ ^[0-9]+$ ]] || return 0
+  for name in HAPROXY_NOFILE NOFILE; do
+    value=$(env_value "${name}")
+    ((value > limit)) || continue
+    [[ -z "${!name:-}" ]] \
+      || die "${name}=${value} is more open files than Docker may give a container here (at most ${limit}, dockerd's own limit): export ${name}=${limit}, or raise dockerd's LimitNOFILE (sudo systemctl edit docker)"
+    export "${name}=${limit}"
+    lowered+="${lowered:+ }${name}=${limit}"
+  done
+  [[ -z "${lowered}" ]] || log "Docker may give a container at most ${limit} open files here (dockerd's limit): using ${lowered}"
 }
 
 # env_value NAME: NAME as compose sees it (environment, then the env files,
@@ -47,6 +102,41 @@ haproxy_cli() {
   # shellcheck disable=SC2016 # expanded by the container's bash
   compose exec -T haproxy bash -c \
     'exec 3<>/dev/tcp/127.0.0.1/9999 && printf "%s\n" "$1" >&3 && cat <&3' _ "$1"
+}
+
+# haproxy_master_cli COMMAND: a command on the master CLI (the loopback-only
+# TCP socket the master binds with -S, compose.yaml): it knows every worker
+# and counts the reloads. It keeps a connection open after a command: "quit".
+haproxy_master_cli() {
+  # shellcheck disable=SC2016 # expanded by the container's bash
+  compose exec -T haproxy bash -c \
+    'exec 3<>/dev/tcp/127.0.0.1/9998 && printf "%s; quit\n" "$1" >&3 && cat <&3' _ "$1"
+}
+
+# haproxy_reloads: "RELOADS FAILED", the master's count of reloads since it
+# started and how many of them failed (its "show proc" line).
+haproxy_reloads() {
+  haproxy_master_cli "show proc" | awk '$2 == "master" { failed = $5; gsub(/[^0-9]/, "", failed); print $3, failed + 0 }'
+}
+
+# service_log SINCE SERVICE [COMPOSE_ARGS...]: what SERVICE's containers wrote
+# since SINCE ("": all), stdout and stderr, as the engine stored it: docker logs of
+# each container, not "docker compose logs", whose display differs between
+# Compose versions (2.26 starts every line with the terminal sequence ESC[2K).
+# With more than one container, each line starts with "NAME | ".
+service_log() {
+  local service="$2" since=() ids id name
+  [[ -z "$1" ]] || since=(--since "$1")
+  shift 2
+  ids=$(compose "$@" ps -a -q "${service}" 2>/dev/null) || return 1
+  for id in ${ids}; do
+    if [[ $(wc -w <<<"${ids}") -eq 1 ]]; then
+      docker logs ${since[@]+"${since[@]}"} "${id}" 2>&1
+    else
+      name=$(docker inspect -f '{{.Name}}' "${id}")
+      docker logs ${since[@]+"${since[@]}"} "${id}" 2>&1 | sed "s|^|${name#/} \| |"
+    fi
+  done
 }
 
 # haproxy_servers BACKEND: "name status address" per server, from "show stat".
@@ -130,6 +220,28 @@ wait_for() {
   done
 }
 
+# memory_limits [COMPOSE_ARGS...]: "SERVICE BYTES" for each service of
+# "compose COMPOSE_ARGS config" (by default, what compose up starts) with
+# deploy.resources.limits.memory, from its pretty JSON, line by line (the
+# same on Compose 2.26 and 2.40).
+memory_limits() {
+  compose "$@" config --format json | awk '
+    { line = $0; sub(/^[ \t]+/, "", line) }
+    line ~ /^[]}]/ { depth--; next }
+    line ~ /[[{]$/ {
+      key = ""
+      if (line ~ /^"/) { key = substr(line, 2); sub(/".*/, "", key) }
+      path[++depth] = key
+      next
+    }
+    depth == 6 && path[2] == "services" && path[4] == "deploy" && path[5] == "resources" && path[6] == "limits" && line ~ /^"memory":/ {
+      v = tolower(line); sub(/^"memory": *"?/, "", v); sub(/"?,?$/, "", v); sub(/b$/, "", v)
+      n = v + 0; u = substr(v, length(v))
+      if (u == "k") n *= 1024; else if (u == "m") n *= 1048576; else if (u == "g") n *= 1073741824
+      printf "%s %.0f\n", path[3], n
+    }'
+}
+
 # collect_limits: the limits that cap held connections, read off the running
 # lab and the Docker host's kernel (a Linux host or Docker Desktop's VM, seen
 # from a container on the host network), as NAME=value lines for
@@ -142,7 +254,8 @@ collect_limits() {
       printf "%s " "$(cat "/proc/sys/$f" 2>/dev/null || echo 0)"
     done
     awk "/^MemAvailable:/ { print \$2 * 1024 }" /proc/meminfo')
-  holder_memory=$(compose --profile hold config holder 2>/dev/null | awk '/memory:/ { gsub(/"/, "", $2); print $2; exit }')
+  # The holder's own limit (its config also lists the services it depends on).
+  holder_memory=$(memory_limits --profile hold 2>/dev/null | awk '$1 == "holder" { print $2 }')
   echo "# the limits that cap held connections (scripts/lib/common.sh collect_limits)"
   echo "haproxy_nofile=$(compose exec -T haproxy sh -c 'ulimit -n')"
   echo "backend_nofile=$(compose exec -T backend-slow sh -c 'ulimit -n')"

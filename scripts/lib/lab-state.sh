@@ -61,7 +61,7 @@ switch_config() {
   fi
   if ! wait_for 30 "HAProxy to run '$1'" description_is "$1"; then
     # Why, in HAProxy's words (e.g. "Cannot raise FD limit to 20153, limit is 20000").
-    compose logs --no-log-prefix --since "${since}" haproxy 2>/dev/null | grep -E 'ALERT|Failed to load' | tail -n 3 >&2
+    service_log "${since}" haproxy 2>/dev/null | grep -E 'ALERT|Failed to load' | tail -n 3 >&2
     return 1
   fi
   listening_sockets "$3/listen-sockets.txt" || return 1

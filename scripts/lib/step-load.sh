@@ -122,7 +122,7 @@ finish_load() {
       "$(compose ps -a -q haproxy)" 2>/dev/null)"
   } >"$1/outcome.env"
   # The load generators' own words (k6: why requests failed), before they go.
-  compose --profile "${step_profile}" logs --no-color "${step_service}" >"$1/${step_service}-log.txt" 2>&1 || true
+  service_log "" "${step_service}" --profile "${step_profile}" >"$1/${step_service}-log.txt" 2>&1 || true
   compose --profile "${step_profile}" rm -sf "${step_service}" >/dev/null 2>&1
   annotate "${scenario}: ${step_label}" "\"haproxy-lab\",\"${scenario}\",\"${step_id}\"" "${ended_ms}" "${step_started_ms}"
 }
@@ -133,5 +133,5 @@ step_evidence() {
   haproxy_cli "show info" >"$1/haproxy-info.txt" 2>/dev/null || true
   haproxy_cli "show stat" >"$1/haproxy-stat.csv" 2>/dev/null || true
   netstat_of_haproxy >"$1/netstat-after.txt" 2>/dev/null || true
-  compose logs --no-log-prefix --since "$2" haproxy >"$1/haproxy-log.txt" 2>/dev/null || true
+  service_log "$2" haproxy >"$1/haproxy-log.txt" 2>/dev/null || true
 }

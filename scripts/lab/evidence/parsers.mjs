@@ -100,20 +100,35 @@ export function parseSysctl(text) {
   return Object.fromEntries(text.split('\n').map((l) => l.trim().split(/\s+/)).filter((f) => f.length === 2));
 }
 
+// A container log's lines as the program wrote them: without terminal
+// control sequences (CSI, ESC [ ... letter) a display may have added, e.g.
+// the ESC[2K that "docker compose logs" 2.26 puts before every line (run
+// folders recorded through it before the runner read logs from the engine).
+const CONTROL_SEQUENCE = /\x1b\[[0-?]*[ -/]*[@-~]/g;
+export function logLines(text) {
+  return (text ?? '').replace(CONTROL_SEQUENCE, '').split('\n').map((l) => l.replace(/\r$/, ''));
+}
+
 // HAProxy httplog lines → {"SD": n, "CD": n, ...} by the first two letters of
 // the termination state (who ended the session, and in which phase).
 export function parseTerminations(text) {
   if (text === null) return null;
   const counts = {};
-  for (const m of text.matchAll(/ (?:-1|\d{3}) -?\d+ \S+ \S+ ([A-Za-z-]{2})[A-Za-z-]{2} \d+\/\d+\/\d+\/\d+\/\d+ /g)) {
-    if (m[1] !== '--') counts[m[1]] = (counts[m[1]] ?? 0) + 1;
+  for (const line of logLines(text)) {
+    const m = / (?:-1|\d{3}) -?\d+ \S+ \S+ ([A-Za-z-]{2})[A-Za-z-]{2} \d+\/\d+\/\d+\/\d+\/\d+ /.exec(line);
+    if (m && m[1] !== '--') counts[m[1]] = (counts[m[1]] ?? 0) + 1;
   }
   return counts;
 }
 
 // HAProxy's own words when a worker died or a config failed (OOM kill: "exited with code 137").
 export function parseAlerts(text) {
-  return (text ?? '').split('\n').filter((l) => /^\[(ALERT|WARNING)\].*(exit|Cannot raise|Killed)/.test(l)).slice(0, 4);
+  return logLines(text).filter((l) => /^\[(ALERT|WARNING)\].*(exit|Cannot raise|Killed)/.test(l)).slice(0, 4);
+}
+
+// The reloads HAProxy's master logged as done ("[NOTICE] (1) : Loading success.").
+export function parseReloads(text) {
+  return logLines(text).filter((l) => /^\[NOTICE\].*Loading success/.test(l)).length;
 }
 
 // Stat cells are empty when a counter does not apply: count them as 0.
