@@ -167,16 +167,6 @@ check_images() {
   done < <(image_names)
 }
 
-# container_nofile IMAGE [N]: "ulimit -n" in a container of IMAGE (started
-# with --ulimit nofile=N:N), or the default hard limit; docker's error if none.
-container_nofile() {
-  if [[ -n "${2:-}" ]]; then
-    docker run --rm --network none --ulimit "nofile=$2:$2" --entrypoint sh "$1" -c 'ulimit -n' 2>&1
-  else
-    docker run --rm --network none --entrypoint sh "$1" -c 'ulimit -Hn' 2>&1
-  fi
-}
-
 check_nofile() {
   local haproxy_nofile nofile want image="" name out limit asked
   haproxy_nofile=$(env_value HAPROXY_NOFILE) nofile=$(env_value NOFILE)

@@ -98,6 +98,14 @@ FAKE
   rm -rf "${bin}"
 }
 
+# More open files than Docker may give a container: asked in the environment,
+# the runner stops before it writes anything, with the limit and the fix
+# (from .env alone it lowers them: every run on a capped dockerd shows it).
+test_unit_nofile_above_dockers_limit_stops_the_runner() {
+  assert_fails_with "^scenario: HAPROXY_NOFILE=1073741816 is more open files than Docker may give a container here \(at most [0-9]+, dockerd's own limit\): export HAPROXY_NOFILE=[0-9]+" \
+    env HAPROXY_NOFILE=1073741816 scripts/scenario.sh maxconn-sweep --quick
+}
+
 # A run whose verdict failed (exit 3) still puts HAProxy back on the baseline,
 # restarting it when the step's listening sockets differ. The cleanup runs in
 # the EXIT trap, where a bare "return" returns the script's exit status: that

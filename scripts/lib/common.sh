@@ -49,6 +49,16 @@ require_docker() {
     || die "Docker Compose ${version:-of unknown version} is older than ${COMPOSE_FLOOR}, the oldest the lab supports: ${COMPOSE_FLOOR_FIX}"
 }
 
+# container_nofile IMAGE [N]: "ulimit -n" in a container of IMAGE (started
+# with --ulimit nofile=N:N), or the default hard limit (dockerd's own); docker's error if none.
+container_nofile() {
+  if [[ -n "${2:-}" ]]; then
+    docker run --rm --network none --ulimit "nofile=$2:$2" --entrypoint sh "$1" -c 'ulimit -n' 2>&1
+  else
+    docker run --rm --network none --entrypoint sh "$1" -c 'ulimit -Hn' 2>&1
+  fi
+}
+
 # fit_nofile: HAPROXY_NOFILE and NOFILE within what Docker may give a
 # container here. Docker cannot give a container more open files than
 # dockerd's own limit (then "error setting rlimit type 7: operation not
@@ -66,9 +76,8 @@ fit_nofile() {
     ((value <= want)) || want=${value}
   done
   # One container start when the limit allows it (the usual case).
-  docker run --rm --network none --ulimit "nofile=${want}:${want}" --entrypoint true "${image}" >/dev/null 2>&1 && return 0
-  # A container's default hard limit is dockerd's own.
-  limit=$(docker run --rm --network none --entrypoint sh "${image}" -c 'ulimit -Hn' 2>/dev/null)
+  [[ "$(container_nofile "${image}" "${want}")" != "${want}" ]] || return 0
+  limit=$(container_nofile "${image}" || true)
   [[ "${limit}" =~ ^[0-9]+$ ]] || return 0
   for name in HAPROXY_NOFILE NOFILE; do
     value=$(env_value "${name}")
