@@ -43,7 +43,7 @@ current_conns="-"
 somaxconn=""
 # 1 once the run folder holds a run that starts (before: a refusal, removed).
 run_accepted=0
-# From the run folder (scripts/lab/runfolder.mjs): run.env as run_NAME,
+# From the run folder (scripts/lab/plan/runfolder.mjs): run.env as run_NAME,
 # the current step's step.env as step_NAME, its load.* and compose.* lines.
 run_steps=0 run_preflight="" run_load_services="" run_load_profiles=""
 step_index="" step_total="" step_id="" step_label="" step_config="" step_listeners=""
@@ -80,7 +80,7 @@ read_env() {
   done <"$1"
 }
 
-# read_run_env: run.env (scripts/lab/runfolder.mjs), and --profile P for
+# read_run_env: run.env (scripts/lab/plan/runfolder.mjs), and --profile P for
 # every load tool's profile into profile_args.
 read_run_env() {
   local profile
@@ -111,7 +111,7 @@ stop_load_tools() {
   compose "${profile_args[@]}" rm -sf ${run_load_services} >/dev/null 2>&1 || true
 }
 
-# run_step DIR: one step, as DIR/step.env says (scripts/lab/runfolder.mjs):
+# run_step DIR: one step, as DIR/step.env says (scripts/lab/plan/runfolder.mjs):
 # the services' settings, the HAProxy config, the backends' scale, then the
 # load, watched until its replicas end.
 run_step() {

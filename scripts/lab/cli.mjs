@@ -22,13 +22,15 @@
 // A usage error prints one line on stderr and exits 2.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderConfig } from './render.mjs';
-import { OPTIONS, SCENARIO_OPTIONS, UsageError, buildPlan, listScenarios, loadScenario, parseOptions } from './scenarios.mjs';
-import { formatPreflight, preflight, readLimits, refusal, sizeLevels } from './preflight.mjs';
-import { buildReport, formatTable, readRun, writeOutputs } from './report.mjs';
-import { parseEnv, writeRunFolder } from './runfolder.mjs';
-import { DEFAULT_TOOL, LOAD_TOOLS } from './loadtools.mjs';
-import { compareListeners, expectedListeners, listenersText, parseSs } from './listeners.mjs';
+import { renderConfig } from './plan/render.mjs';
+import { OPTIONS, SCENARIO_OPTIONS, UsageError, buildPlan, listScenarios, loadScenario, parseOptions } from './plan/scenarios.mjs';
+import { formatPreflight, preflight, readLimits, refusal, sizeLevels } from './plan/preflight.mjs';
+import { buildReport, formatTable, readRun, writeOutputs } from './report/report.mjs';
+import { writeRunFolder } from './plan/runfolder.mjs';
+import { parseEnv } from './core/envfile.mjs';
+import { DEFAULT_TOOL, LOAD_TOOLS } from './core/loadtools.mjs';
+import { expectedListeners, listenersText } from './plan/listeners.mjs';
+import { compareListeners, parseSs } from './run/sockets.mjs';
 
 const ROOT = process.cwd();
 const BASELINE = 'haproxy/haproxy.cfg';

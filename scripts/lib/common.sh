@@ -254,7 +254,7 @@ memory_limits() {
 # collect_limits: the limits that cap held connections, read off the running
 # lab and the Docker host's kernel (a Linux host or Docker Desktop's VM, seen
 # from a container on the host network), as NAME=value lines for
-# scripts/lab/preflight.mjs (readLimits).
+# scripts/lab/plan/preflight.mjs (readLimits).
 collect_limits() {
   local nr_open ct_max ct_count bridge mem holder_memory
   # shellcheck disable=SC2016 # expanded by the container's shell

@@ -114,7 +114,7 @@ finish_load() {
   ended_ms=$(now_ms)
   step_evidence "$1" "${step_since}"
   {
-    echo "# how step ${step_index} ended (scripts/scenario.sh); read by scripts/lab/report.mjs"
+    echo "# how step ${step_index} ended (scripts/scenario.sh); read by scripts/lab/report/report.mjs"
     echo "started_at_ms=${step_started_ms}"
     echo "ended_at_ms=${ended_ms}"
     echo "exit_codes=$(compose --profile "${step_profile}" ps -a --format '{{.ExitCode}}' "${step_service}" | paste -sd, -)"

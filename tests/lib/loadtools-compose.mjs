@@ -1,10 +1,10 @@
-// The table of load tools (scripts/lab/loadtools.mjs) against compose.yaml
+// The table of load tools (scripts/lab/core/loadtools.mjs) against compose.yaml
 // (`docker compose --profile '*' config --format json` on stdin): each tool's
 // service and profile exist, and the service passes through exactly the
 // variables the tool reads, by name (no value, no fallback: the tool's own
 // defaults apply). Prints one line per difference; exit 1 if any.
 import { readFileSync } from 'node:fs';
-import { LOAD_TOOLS } from '../../scripts/lab/loadtools.mjs';
+import { LOAD_TOOLS } from '../../scripts/lab/core/loadtools.mjs';
 
 const services = JSON.parse(readFileSync(0, 'utf8')).services;
 const problems = [];

@@ -1,6 +1,6 @@
 // Parsers of the raw files a step leaves behind: text in, plain data out,
 // null for a missing file (text null). No I/O here.
-export { parseSs } from '../listeners.mjs';
+export { parseSs } from '../run/sockets.mjs';
 
 // HAProxy "show info": "Key: value" lines.
 export function parseInfo(text) {

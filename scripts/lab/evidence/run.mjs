@@ -1,11 +1,11 @@
 // A results directory as evidence: plan.json, the INCOMPLETE marker and,
-// per step, what its load tool's reader measured (LOAD_TOOLS[tool].read)
+// per step, what its load tool's reader measured (evidence/readers.mjs)
 // beside what HAProxy, its kernel and the containers showed. Each step's
 // numbers are computed here; rows, verdicts and readings come later.
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_TOOL, loadTool } from '../loadtools.mjs';
-import { parseEnv } from '../runfolder.mjs';
+import { parseEnv } from '../core/envfile.mjs';
+import { readerOf } from './readers.mjs';
 import { readJson, readText } from './files.mjs';
 import {
   cell, parseAlerts, parseCpu, parseInfo, parseMemory, parseNetstat, parseSamples, parseSs, parseStat, parseTerminations,
@@ -22,7 +22,7 @@ export function readRun(dir) {
 
 // A step that names no tool ran the default one (hand-written plans).
 export function readStep(stepDir, step) {
-  const tool = loadTool(step.load?.tool ?? DEFAULT_TOOL).read(stepDir, step);
+  const tool = readerOf(step.load?.tool).read(stepDir, step);
   const evidence = readHaproxySide(stepDir);
   return {
     measured: tool.measured ? measureStep(step, tool, evidence) : null,

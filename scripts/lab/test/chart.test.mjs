@@ -1,7 +1,7 @@
 // Tests of chart.mjs on hand-made report objects (the shape buildReport returns).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { escapeXml, niceTicks, renderChart } from '../chart.mjs';
+import { escapeXml, niceTicks, renderChart } from '../report/chart.mjs';
 import { checkTags } from './xml.mjs';
 
 

@@ -4,8 +4,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { compareListeners, expectedListeners, listenersText, parseSs } from '../listeners.mjs';
-import { renderConfig } from '../render.mjs';
+import { expectedListeners, listenersText } from '../plan/listeners.mjs';
+import { compareListeners, parseSs } from '../run/sockets.mjs';
+import { renderConfig } from '../plan/render.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
 const baseline = fs.readFileSync(path.join(root, 'haproxy/haproxy.cfg'), 'utf8');

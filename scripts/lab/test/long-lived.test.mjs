@@ -6,11 +6,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildReport, readRun } from '../report.mjs';
+import { buildReport, readRun } from '../report/report.mjs';
 import { parseMemory, parseSamples, parseTerminations } from '../evidence/parsers.mjs';
-import { renderChart } from '../chart.mjs';
-import { LOAD_TOOLS } from '../loadtools.mjs';
-import { METRICS } from '../metrics.mjs';
+import { renderChart } from '../report/chart.mjs';
+import { LOAD_TOOLS } from '../core/loadtools.mjs';
+import { READERS } from '../evidence/readers.mjs';
+import { METRICS } from '../core/metrics.mjs';
 
 const tmpDirs = [];
 after(() => tmpDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
@@ -218,22 +219,23 @@ describe('load tools: the report reads a step with its tool\'s reader', () => {
     'holder-1.json': holder(1, { planned: 20, ok: 20 }),
   };
 
-  test('each reader measures exactly the metrics its LOAD_TOOLS entry lists', () => {
-    for (const [name, tool] of Object.entries(LOAD_TOOLS)) {
-      assert.equal(typeof tool.read, 'function', name);
-      for (const m of tool.measures) assert.ok(METRICS.includes(m), `${name}: ${m} is not in metrics.mjs`);
-      const out = tool.read(stepDir(both), step('a'));
+  test('every load tool has a reader, and each reader measures exactly the metrics it lists', () => {
+    assert.deepEqual(Object.keys(READERS).sort(), Object.keys(LOAD_TOOLS).sort(), 'readers (evidence/readers.mjs) vs load tools (core/loadtools.mjs)');
+    for (const [name, reader] of Object.entries(READERS)) {
+      assert.equal(typeof reader.read, 'function', name);
+      for (const m of reader.MEASURES) assert.ok(METRICS.includes(m), `${name}: ${m} is not in metrics.mjs`);
+      const out = reader.read(stepDir(both), step('a'));
       const produced = Object.keys({ ...out.measured, ...out.client }).filter((k) => METRICS.includes(k));
-      assert.deepEqual(produced.sort(), [...tool.measures].sort(), name);
+      assert.deepEqual(produced.sort(), [...reader.MEASURES].sort(), name);
       assert.deepEqual(out.unreadable, [], name);
     }
   });
 
   test('step.load.tool picks the summaries; no tool means k6; an unknown one is named', () => {
     const dir = stepDir(both);
-    const k6Step = LOAD_TOOLS.k6.read(dir, step('a'));
+    const k6Step = READERS.k6.read(dir, step('a'));
     assert.deepEqual([k6Step.files, k6Step.measured.requests, k6Step.client.syn_retrans, k6Step.merged], [['loadgen-1.json'], 10, 3, null]);
-    const held = LOAD_TOOLS.holder.read(dir, step('a', { connections: 20 }));
+    const held = READERS.holder.read(dir, step('a', { connections: 20 }));
     assert.deepEqual([held.files, held.measured.client_held, held.client.bytes_holder, held.merged.inputs], [['holder-1.json'], 20, 2500, 1]);
     const r = run([step('h', { load: { tool: 'holder', seconds: 14, env: {} } }), step('k')], { 'steps/h': both, 'steps/k': both });
     assert.deepEqual(r.rows.map((row) => [row.measured.requests, row.measured.connections ?? null]), [[20, 20], [10, null]]);

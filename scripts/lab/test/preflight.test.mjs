@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import {
   BYTES_PER_CONNECTION, HAPROXY_SPARE_FDS, MAXCONN_MARGIN, MAX_REPLICAS, PROCESS_SPARE_FDS,
   capsOf, formatPreflight, perReplica, portsPerPair, preflight, refusal, sizeLevels,
-} from '../preflight.mjs';
+} from '../plan/preflight.mjs';
 
 // This machine: dockerd's hard nofile 20000 caps every container.
 const here = {
@@ -83,7 +83,7 @@ test('the printed table names every limit and the one that binds', () => {
 });
 
 test('readLimits: the runner\'s limits.env as numbers; a bad value is named', async () => {
-  const { readLimits } = await import('../preflight.mjs');
+  const { readLimits } = await import('../plan/preflight.mjs');
   const fs = await import('node:fs');
   const os = await import('node:os');
   const path = await import('node:path');

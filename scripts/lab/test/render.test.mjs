@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { renderConfig } from '../render.mjs';
+import { renderConfig } from '../plan/render.mjs';
 
 const baseline = readFileSync(new URL('../../../haproxy/haproxy.cfg', import.meta.url), 'utf8');
 const section = (text, header) => {

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildReport, formatTable, readRun, writeOutputs } from '../report.mjs';
-import { toCSV, toMarkdown } from '../format.mjs';
-import { formatValue } from '../metrics.mjs';
+import { buildReport, formatTable, readRun, writeOutputs } from '../report/report.mjs';
+import { toCSV, toMarkdown } from '../report/format.mjs';
+import { formatValue } from '../core/metrics.mjs';
 import { checkTags } from './xml.mjs';
 
 const fixtures = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');

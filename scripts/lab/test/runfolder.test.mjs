@@ -1,5 +1,5 @@
 // The run folder, the runner's only input: run.env and steps/NN-id/step.env
-// as plan writes them (scripts/lab/runfolder.mjs), read back the way
+// as plan writes them (scripts/lab/plan/runfolder.mjs), read back the way
 // scripts/scenario.sh's read_env reads them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,8 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildPlan, loadScenario } from '../scenarios.mjs';
-import { envText, parseEnv, runEnv, writeRunFolder } from '../runfolder.mjs';
+import { buildPlan, loadScenario } from '../plan/scenarios.mjs';
+import { runEnv, writeRunFolder } from '../plan/runfolder.mjs';
+import { envText, parseEnv } from '../core/envfile.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'runfolder-'));

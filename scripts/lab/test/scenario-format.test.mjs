@@ -12,10 +12,10 @@ import {
   ARTICLE_KEYS, BACKEND_SERVICES, CHART_KEYS, COMPARISON_KEYS, CONNECTIONS_KEYS, LITTLES_LAW_KEYS, LOAD_KEYS,
   QUICK_KEYS, READING_KINDS, SCENARIO_KEYS, SOURCE_KEYS, STEP_KEYS, STEP_VARIANT_KEYS, X_KEYS,
   buildPlan, loadScenario, runnerVars, scenarioVars,
-} from '../scenarios.mjs';
-import { LOAD_TOOLS } from '../loadtools.mjs';
-import { METRICS } from '../metrics.mjs';
-import { READINGS } from '../readings.mjs';
+} from '../plan/scenarios.mjs';
+import { LOAD_TOOLS } from '../core/loadtools.mjs';
+import { METRICS } from '../core/metrics.mjs';
+import { READINGS } from '../report/readings.mjs';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const readme = readFileSync(join(root, 'scenarios/README.md'), 'utf8');

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { renderConfig } from '../render.mjs';
-import { UsageError, buildPlan, evalModel, listScenarios, loadScenario, parseDuration, parseOptions } from '../scenarios.mjs';
-import { sizeLevels } from '../preflight.mjs';
+import { renderConfig } from '../plan/render.mjs';
+import { UsageError, buildPlan, evalModel, listScenarios, loadScenario, parseDuration, parseOptions } from '../plan/scenarios.mjs';
+import { sizeLevels } from '../plan/preflight.mjs';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const baseline = readFileSync(`${root}/haproxy/haproxy.cfg`, 'utf8');

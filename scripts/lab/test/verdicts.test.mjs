@@ -3,8 +3,8 @@
 // and summary.csv keep.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseExpectation } from '../verdicts.mjs';
-import { CSV_METRICS, LONG_LIVED_METRICS, METRICS, METRIC_TABLE, RUN_METRICS, formatValue, metricLabel } from '../metrics.mjs';
+import { parseExpectation } from '../core/expectations.mjs';
+import { CSV_METRICS, LONG_LIVED_METRICS, METRICS, METRIC_TABLE, RUN_METRICS, formatValue, metricLabel } from '../core/metrics.mjs';
 
 describe('parseExpectation', () => {
   test('every form, ~ for informational', () => {

@@ -6,15 +6,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { renderChart } from './chart.mjs';
-import { readText } from './evidence/files.mjs';
-import { METRICS } from './metrics.mjs';
+import { readText } from '../evidence/files.mjs';
+import { METRICS } from '../core/metrics.mjs';
 import { formatTable, toCSV, toMarkdown } from './format.mjs';
 import { readingsOf } from './readings.mjs';
 import { addRatio, aggregate, compare } from './rows.mjs';
 import { judge } from './verdicts.mjs';
 
-export { readRun } from './evidence/run.mjs';
-export { METRICS, metricLabel } from './metrics.mjs';
+export { readRun } from '../evidence/run.mjs';
+export { METRICS, metricLabel } from '../core/metrics.mjs';
 export { formatTable };
 
 // The rows of a run: one per step id, its repeated runs together.

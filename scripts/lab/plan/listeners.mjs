@@ -68,44 +68,8 @@ export function expectedListeners(text) {
   })));
 }
 
-// The backlog the kernel keeps: listen() silently caps it at somaxconn.
-export function effectiveBacklog(asked, somaxconn) {
-  return asked === null ? null : Math.min(asked, somaxconn);
-}
-
 // listenersText LISTENERS: the named file the runner compares with ss
 // ("proxy port backlog" per line; "-" when the config sets no maxconn at all).
 export function listenersText(listeners) {
   return `${listeners.map((l) => `${l.proxy} ${l.port} ${l.backlog ?? '-'}`).join('\n')}\n`;
-}
-
-// parseSs TEXT: `ss -ltn` output → {port: {queue, backlog}} for IPv4/IPv6
-// listeners (Recv-Q: connections waiting in the accept queue; Send-Q: the
-// socket's backlog).
-export function parseSs(text) {
-  const out = {};
-  for (const line of (text ?? '').split('\n')) {
-    const f = line.trim().split(/\s+/);
-    // With or without the State column (ss -H omits nothing but the header).
-    const at = f[0] === 'LISTEN' ? 1 : 0;
-    if (!/^\d+$/.test(f[at] ?? '') || !/^\d+$/.test(f[at + 1] ?? '')) continue;
-    const m = /:(\d+)$/.exec(f[at + 2] ?? '');
-    if (m) out[Number(m[1])] = { queue: Number(f[at]), backlog: Number(f[at + 1]) };
-  }
-  return out;
-}
-
-// compareListeners EXPECTED SS_PARSED SOMAXCONN → one line per socket that
-// differs from what the config asks ([] when everything runs as asked).
-export function compareListeners(expected, running, somaxconn) {
-  const problems = [];
-  for (const l of expected) {
-    const want = effectiveBacklog(l.backlog, somaxconn);
-    const got = running[l.port];
-    if (!got) problems.push(`${l.proxy} :${l.port} is not listening`);
-    else if (want !== null && got.backlog !== want) {
-      problems.push(`${l.proxy} :${l.port} has backlog ${got.backlog}, the config asks ${want}`);
-    }
-  }
-  return problems;
 }

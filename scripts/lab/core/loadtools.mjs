@@ -2,7 +2,7 @@
 // and the report need to know about a load generator. scripts/scenario.sh
 // reads the runner's part through run.env and step.env (cli.mjs plan).
 // Adding a load tool = an entry here, its compose service and its summary
-// reader (scripts/lab/evidence/); nothing else names a tool.
+// reader (evidence/readers.mjs); nothing else names a tool.
 //
 // Fields:
 //   service, profile  its compose service and the profile that starts it
@@ -20,13 +20,8 @@
 //   sampleAt(env, s)  when, after the start, to take the mid-load snapshot
 //                     (every container's CPU and memory, HAProxy's show info)
 //   needs             what a scenario must say for the tool to run
-//   read(dir, step)   its summary reader (scripts/lab/evidence/): {measured |
-//                     null, client, merged, files, unreadable} for the report
-//   measures          the metrics.mjs names that reader measures
-import { loadConfig } from '../../loadgen/holder/lib.mjs';
+import { loadConfig } from '../../../loadgen/holder/lib.mjs';
 import { UsageError, parseDuration } from './usage.mjs';
-import * as k6Evidence from './evidence/k6.mjs';
-import * as holderEvidence from './evidence/holder.mjs';
 
 // Set by the runner for every step, whatever the tool.
 export const RUNNER_VARS = ['TESTID', 'LOADGEN_SUMMARY_DIR'];
@@ -59,8 +54,6 @@ export const LOAD_TOOLS = {
     seconds: (env) => parseDuration(env.DURATION ?? env.MAX_DURATION),
     sampleAt: (env, seconds) => Math.min(5, seconds / 2),
     needs: (env) => (env.DURATION || env.MAX_DURATION ? null : 'DURATION (or MAX_DURATION for a fixed count of requests)'),
-    read: k6Evidence.read,
-    measures: k6Evidence.MEASURES,
   }),
   holder: loadToolEntry({
     service: 'holder',
@@ -75,8 +68,6 @@ export const LOAD_TOOLS = {
     seconds: (env) => { const c = loadConfig(env); return c.rampUp + c.hold + c.rampDown; },
     sampleAt: (env) => { const c = loadConfig(env); return c.rampUp + c.hold / 2; },
     needs: () => null,
-    read: holderEvidence.read,
-    measures: holderEvidence.MEASURES,
   }),
 };
 

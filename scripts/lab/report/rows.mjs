@@ -1,7 +1,7 @@
 // The report's rows: a step's repeated runs aggregated into one row (mean,
 // min and max of every metric), ratios to a reference step, and comparisons
 // of two rows against the noise of their runs.
-import { RUN_METRICS, formatValue, metricLabel, scalar } from './metrics.mjs';
+import { RUN_METRICS, formatValue, metricLabel, scalar } from '../core/metrics.mjs';
 import { signed } from './verdicts.mjs';
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;

@@ -12,32 +12,8 @@
 // settings for the step (compose interpolates them).
 import fs from 'node:fs';
 import path from 'node:path';
-import { LOAD_TOOLS, RUNNER_VARS } from './loadtools.mjs';
-
-const NAME = /^[a-z][a-z0-9_.]*$|^(load|compose)\.[A-Z][A-Z0-9_]*$/;
-
-// envText HEADER ENTRIES: the file's text; throws on a value the runner could
-// not read back as written.
-export function envText(header, entries) {
-  const lines = entries.map(([name, value]) => {
-    const text = value === null || value === undefined ? '' : String(value);
-    if (!NAME.test(name) || /[\n\r]/.test(text)) throw new Error(`cannot write ${name}=${JSON.stringify(text)} to an env file`);
-    if (/^(load|compose)\./.test(name) && /[\s'"\\$`]/.test(text)) throw new Error(`${name} must be one word (got ${JSON.stringify(text)})`);
-    return `${name}=${text}`;
-  });
-  return `${header.map((h) => `# ${h}`).join('\n')}\n${lines.join('\n')}\n`;
-}
-
-// parseEnv TEXT: {name: value}, the runner's reading of the same format.
-export function parseEnv(text) {
-  const values = {};
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const at = line.indexOf('=');
-    values[line.slice(0, at)] = line.slice(at + 1);
-  }
-  return values;
-}
+import { LOAD_TOOLS, RUNNER_VARS } from '../core/loadtools.mjs';
+import { envText } from '../core/envfile.mjs';
 
 const allTools = (field) => [...new Set(Object.values(LOAD_TOOLS).map((t) => t[field]))].join(' ');
 

@@ -3,10 +3,10 @@
 // This module reads and checks them and expands one into a run plan.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError, parseDuration } from './usage.mjs';
-import { DEFAULT_TOOL, LOAD_TOOLS, RUNNER_VARS } from './loadtools.mjs';
-import { METRICS } from './metrics.mjs';
-import { parseExpectation } from './verdicts.mjs';
+import { UsageError, parseDuration } from '../core/usage.mjs';
+import { DEFAULT_TOOL, LOAD_TOOLS, RUNNER_VARS } from '../core/loadtools.mjs';
+import { METRICS } from '../core/metrics.mjs';
+import { parseExpectation } from '../core/expectations.mjs';
 
 const ID = /^[a-z0-9][a-z0-9-]*$/;
 // The expectation language is verdicts.mjs's: null if EXPR is one, else what is wrong.

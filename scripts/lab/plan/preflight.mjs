@@ -6,7 +6,7 @@
 // surprise. A target that cannot fit is refused before anything starts.
 
 import { readFileSync } from 'node:fs';
-import { parseEnv } from './runfolder.mjs';
+import { parseEnv } from '../core/envfile.mjs';
 
 // File descriptors HAProxy keeps besides its connections (listeners, runtime
 // sockets, resolvers, health checks, master pipes), with room to spare:

@@ -1,6 +1,6 @@
 // A report as text: the terminal table (article style), summary.csv and
 // report.md. Pure functions of the report object (summary.json's content).
-import { CSV_METRICS, LONG_LIVED_METRICS, formatValue, metricLabel, scalar } from './metrics.mjs';
+import { CSV_METRICS, LONG_LIVED_METRICS, formatValue, metricLabel, scalar } from '../core/metrics.mjs';
 
 // The table's cells: header (metric names), sub-header, one line per step.
 function tableCells(report) {

@@ -2,8 +2,8 @@
 // step's verdicts (plan.json "littles_law" and "readings": [{kind, ...}]).
 // Each one has its title (its heading in report.md) and lines of text; the
 // tipping point also gives a number and can fail the run.
-import { formatValue, metricLabel, scalar } from './metrics.mjs';
-import { cell } from './evidence/parsers.mjs';
+import { formatValue, metricLabel, scalar } from '../core/metrics.mjs';
+import { cell } from '../evidence/parsers.mjs';
 import { formatWaits } from './format.mjs';
 
 // Little's law, L = X × W, on each measured step: the requests in service that
