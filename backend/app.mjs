@@ -92,23 +92,17 @@ const MS = 'an integer number of milliseconds';
 // Prometheus label values: escape backslash, double quote and newline.
 const labelValue = (v) => String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
-export function createBackend(options = {}) {
+// The options over DEFAULTS, held to the same bounds as the environment variables.
+function backendConfig(options) {
   const cfg = { ...DEFAULTS, ...options };
   cfg.replica = checkReplica(cfg.replica ?? os.hostname());
   for (const [name, key, max] of ENV_VARS) parseNonNegativeInt(name, String(cfg[key]), max);
   // Node refuses headersTimeout > requestTimeout when the latter is on.
   if (cfg.requestTimeoutMs > 0) cfg.headersTimeoutMs = Math.min(cfg.headersTimeoutMs, cfg.requestTimeoutMs);
+  return cfg;
+}
 
-  const startedAt = Date.now() / 1000;
-  const requestCounts = new Map(); // 'route="x",code="200"' -> completed responses
-  const abortedCounts = new Map(); // route -> responses cut by a disconnect or timeout
-  const pendingTimers = new Set(); // lets tests prove that disconnects leak no timers
-  let inFlight = 0;
-  let openConnections = 0;
-  let connectionsTotal = 0;
-  let shuttingDown = false;
-  let shutdownPromise;
-
+function createHttpServer(cfg) {
   const server = http.createServer({
     requestTimeout: cfg.requestTimeoutMs,
     headersTimeout: cfg.headersTimeoutMs,
@@ -116,180 +110,218 @@ export function createBackend(options = {}) {
   });
   // Socket inactivity timeout: with no 'timeout' listener Node destroys the socket.
   server.timeout = cfg.serverTimeoutMs;
+  return server;
+}
 
-  let onSocketClose = () => {}; // set by shutdown() to notice the last socket going
-  server.on('connection', (socket) => {
-    openConnections++;
-    connectionsTotal++;
+function trackConnections(state) {
+  state.server.on('connection', (socket) => {
+    state.openConnections++;
+    state.connectionsTotal++;
     socket.once('close', () => {
-      openConnections--;
-      onSocketClose();
+      state.openConnections--;
+      state.onSocketClose();
     });
   });
+}
 
-  function headers(extra = {}) {
-    const h = { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'X-Replica': cfg.replica, ...extra };
-    // While draining, make clients (HAProxy) open new connections elsewhere.
-    if (shuttingDown) h.Connection = 'close';
-    return h;
-  }
+function responseHeaders(state, extra = {}) {
+  const h = { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'X-Replica': state.cfg.replica, ...extra };
+  // While draining, make clients (HAProxy) open new connections elsewhere.
+  if (state.shuttingDown) h.Connection = 'close';
+  return h;
+}
 
-  function send(res, status, body, extra = {}) {
-    if (res.destroyed || res.headersSent) return; // client gone, or already answering
-    res.writeHead(status, headers({ ...extra, 'Content-Length': Buffer.byteLength(body) }));
-    res.end(body);
-  }
+function send(state, res, status, body, extra = {}) {
+  if (res.destroyed || res.headersSent) return; // client gone, or already answering
+  res.writeHead(status, responseHeaders(state, { ...extra, 'Content-Length': Buffer.byteLength(body) }));
+  res.end(body);
+}
 
-  // One pending timer per response at a time, cleared if the client goes away,
-  // so nothing is written after close and nothing keeps running for nobody.
-  function timerFor(res) {
-    let timer;
-    res.once('close', () => {
-      clearTimeout(timer);
+// One pending timer per response at a time, cleared if the client goes away,
+// so nothing is written after close and nothing keeps running for nobody.
+function timerFor(pendingTimers, res) {
+  let timer;
+  res.once('close', () => {
+    clearTimeout(timer);
+    pendingTimers.delete(timer);
+  });
+  return (ms, fn) => {
+    timer = setTimeout(() => {
       pendingTimers.delete(timer);
-    });
-    return (ms, fn) => {
-      timer = setTimeout(() => {
-        pendingTimers.delete(timer);
-        if (!res.destroyed) fn();
-      }, ms);
-      pendingTimers.add(timer);
-    };
-  }
-
-  function slow(req, res, query) {
-    const ms = query.has('ms') ? intParam('query parameter', 'ms', query.get('ms'), cfg.maxSleepMs, MS) : { value: cfg.slowMs };
-    if (ms.error) return send(res, 400, `${ms.error}\n`);
-    timerFor(res)(ms.value, () => send(res, 200, "I'm slooooow"));
-  }
-
-  // The article's contract: headers at once, then "pong" after a random
-  // 0..sleep ms, and "times" more pongs, each after another random wait.
-  function ping(req, res) {
-    const sleep = intParam('header', 'sleep', req.headers.sleep, cfg.maxSleepMs, MS);
-    const times = intParam('header', 'times', req.headers.times, MAX_TIMES, 'an integer');
-    const bad = sleep.error ?? times.error;
-    if (bad) return send(res, 400, `${bad}\n`);
-    res.writeHead(200, headers());
-    res.flushHeaders();
-    const later = timerFor(res);
-    let left = times.value + 1;
-    const pong = () => {
-      res.write('pong');
-      if (--left > 0) later(randomInt(sleep.value + 1), pong);
-      else res.end();
-    };
-    later(randomInt(sleep.value + 1), pong);
-  }
-
-  function renderMetrics({ excludeScrapes = 0 } = {}) {
-    const out = [];
-    const metric = (name, type, help, samples) => {
-      out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-      for (const [labels, value] of samples) out.push(`${name}${labels ? `{${labels}}` : ''} ${value}`);
-    };
-    metric('backend_requests_total', 'counter', 'HTTP responses completed, by route and status code.', requestCounts);
-    metric('backend_requests_aborted_total', 'counter', 'Responses cut short by a client disconnect or a timeout, by route.',
-      [...abortedCounts].map(([route, n]) => [`route="${route}"`, n]));
-    metric('backend_requests_in_flight', 'gauge', 'Requests whose response has not finished (not counting this scrape).',
-      [['', inFlight - excludeScrapes]]);
-    metric('backend_open_connections', 'gauge', 'Open TCP connections to this server.', [['', openConnections]]);
-    metric('backend_connections_total', 'counter', 'TCP connections accepted.', [['', connectionsTotal]]);
-    metric('backend_info', 'gauge', 'Constant 1, labelled with the replica name.', [[`replica="${labelValue(cfg.replica)}"`, 1]]);
-    metric('process_resident_memory_bytes', 'gauge', 'Resident memory size in bytes.', [['', process.memoryUsage.rss()]]);
-    metric('process_start_time_seconds', 'gauge', 'Start time of the backend since the Unix epoch in seconds.', [['', startedAt]]);
-    return `${out.join('\n')}\n`;
-  }
-
-  // path -> [route label, allowed methods, handler]
-  const routes = {
-    '/fast': ['fast', ['GET', 'HEAD'], (req, res) => send(res, 200, "I'm FAST!!!!")],
-    '/slow': ['slow', ['GET', 'HEAD'], slow],
-    '/ping': ['ping', ['GET', 'HEAD', 'POST'], ping],
-    '/healthz': ['healthz', ['GET', 'HEAD'], (req, res) => (shuttingDown ? send(res, 503, 'shutting down') : send(res, 200, 'ok'))],
-    '/metrics': ['metrics', ['GET', 'HEAD'], (req, res) => send(res, 200, renderMetrics({ excludeScrapes: 1 }),
-      { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' })],
+      if (!res.destroyed) fn();
+    }, ms);
+    pendingTimers.add(timer);
   };
+}
 
-  server.on('request', (req, res) => {
-    req.on('error', () => {}); // a client resetting mid-body is not our error
-    req.resume(); // drain any request body (POST /ping with JSON) without reading it
-    const q = req.url.indexOf('?');
-    const path = q === -1 ? req.url : req.url.slice(0, q);
-    const [route, methods, handler] = routes[path] ?? ['other'];
+function slow(state, req, res, query) {
+  const { cfg } = state;
+  const ms = query.has('ms') ? intParam('query parameter', 'ms', query.get('ms'), cfg.maxSleepMs, MS) : { value: cfg.slowMs };
+  if (ms.error) return send(state, res, 400, `${ms.error}\n`);
+  timerFor(state.pendingTimers, res)(ms.value, () => send(state, res, 200, "I'm slooooow"));
+}
 
-    inFlight++;
-    res.once('close', () => {
-      inFlight--;
-      if (res.writableFinished) {
-        const key = `route="${route}",code="${res.statusCode}"`;
-        requestCounts.set(key, (requestCounts.get(key) ?? 0) + 1);
-      } else {
-        abortedCounts.set(route, (abortedCounts.get(route) ?? 0) + 1);
-      }
-    });
+// The article's contract: headers at once, then "pong" after a random
+// 0..sleep ms, and "times" more pongs, each after another random wait.
+function ping(state, req, res) {
+  const sleep = intParam('header', 'sleep', req.headers.sleep, state.cfg.maxSleepMs, MS);
+  const times = intParam('header', 'times', req.headers.times, MAX_TIMES, 'an integer');
+  const bad = sleep.error ?? times.error;
+  if (bad) return send(state, res, 400, `${bad}\n`);
+  res.writeHead(200, responseHeaders(state));
+  res.flushHeaders();
+  const later = timerFor(state.pendingTimers, res);
+  let left = times.value + 1;
+  const pong = () => {
+    res.write('pong');
+    if (--left > 0) later(randomInt(sleep.value + 1), pong);
+    else res.end();
+  };
+  later(randomInt(sleep.value + 1), pong);
+}
 
-    try {
-      if (!handler) send(res, 404, `not found: ${path.slice(0, 100)}\n`);
-      else if (!methods.includes(req.method)) {
-        send(res, 405, `method ${req.method} not allowed on ${path} (use ${methods.join(', ')})\n`, { Allow: methods.join(', ') });
-      } else handler(req, res, new URLSearchParams(q === -1 ? '' : req.url.slice(q + 1)));
-    } catch (err) {
-      // Never let one request take the process down.
-      if (!res.headersSent) send(res, 500, `internal error: ${err.message}\n`);
-      else res.destroy();
+function renderMetrics(state, { excludeScrapes = 0 } = {}) {
+  const out = [];
+  const metric = (name, type, help, samples) => {
+    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    for (const [labels, value] of samples) out.push(`${name}${labels ? `{${labels}}` : ''} ${value}`);
+  };
+  metric('backend_requests_total', 'counter', 'HTTP responses completed, by route and status code.', state.requestCounts);
+  metric('backend_requests_aborted_total', 'counter', 'Responses cut short by a client disconnect or a timeout, by route.',
+    [...state.abortedCounts].map(([route, n]) => [`route="${route}"`, n]));
+  metric('backend_requests_in_flight', 'gauge', 'Requests whose response has not finished (not counting this scrape).',
+    [['', state.inFlight - excludeScrapes]]);
+  metric('backend_open_connections', 'gauge', 'Open TCP connections to this server.', [['', state.openConnections]]);
+  metric('backend_connections_total', 'counter', 'TCP connections accepted.', [['', state.connectionsTotal]]);
+  metric('backend_info', 'gauge', 'Constant 1, labelled with the replica name.', [[`replica="${labelValue(state.cfg.replica)}"`, 1]]);
+  metric('process_resident_memory_bytes', 'gauge', 'Resident memory size in bytes.', [['', process.memoryUsage.rss()]]);
+  metric('process_start_time_seconds', 'gauge', 'Start time of the backend since the Unix epoch in seconds.', [['', state.startedAt]]);
+  return `${out.join('\n')}\n`;
+}
+
+// path -> [route label, allowed methods, handler(state, req, res, query)]
+const ROUTES = {
+  '/fast': ['fast', ['GET', 'HEAD'], (state, req, res) => send(state, res, 200, "I'm FAST!!!!")],
+  '/slow': ['slow', ['GET', 'HEAD'], slow],
+  '/ping': ['ping', ['GET', 'HEAD', 'POST'], ping],
+  '/healthz': ['healthz', ['GET', 'HEAD'],
+    (state, req, res) => (state.shuttingDown ? send(state, res, 503, 'shutting down') : send(state, res, 200, 'ok'))],
+  '/metrics': ['metrics', ['GET', 'HEAD'], (state, req, res) => send(state, res, 200, renderMetrics(state, { excludeScrapes: 1 }),
+    { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' })],
+};
+
+function handleRequest(state, req, res) {
+  req.on('error', () => {}); // a client resetting mid-body is not our error
+  req.resume(); // drain any request body (POST /ping with JSON) without reading it
+  const q = req.url.indexOf('?');
+  const path = q === -1 ? req.url : req.url.slice(0, q);
+  const [route, methods, handler] = ROUTES[path] ?? ['other'];
+
+  state.inFlight++;
+  res.once('close', () => {
+    state.inFlight--;
+    if (res.writableFinished) {
+      const key = `route="${route}",code="${res.statusCode}"`;
+      state.requestCounts.set(key, (state.requestCounts.get(key) ?? 0) + 1);
+    } else {
+      state.abortedCounts.set(route, (state.abortedCounts.get(route) ?? 0) + 1);
     }
   });
 
-  function listen(port = cfg.port, host = cfg.host) {
-    return new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve(server.address());
-      });
+  try {
+    if (!handler) send(state, res, 404, `not found: ${path.slice(0, 100)}\n`);
+    else if (!methods.includes(req.method)) {
+      send(state, res, 405, `method ${req.method} not allowed on ${path} (use ${methods.join(', ')})\n`, { Allow: methods.join(', ') });
+    } else handler(state, req, res, new URLSearchParams(q === -1 ? '' : req.url.slice(q + 1)));
+  } catch (err) {
+    // Never let one request take the process down.
+    if (!res.headersSent) send(state, res, 500, `internal error: ${err.message}\n`);
+    else res.destroy();
+  }
+}
+
+function listen(server, port, host) {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address());
     });
-  }
+  });
+}
 
-  // Graceful stop: fail health checks and answer with Connection: close at
-  // once, still accepting for drainMs (the load balancer takes the server out
-  // meanwhile); then refuse new connections, close idle keep-alive sockets,
-  // let in-flight responses finish, and after graceMs cut what is left.
-  // Resolves { forced } once every connection is gone.
-  function shutdown({ graceMs = cfg.shutdownGraceMs, drainMs = cfg.shutdownDrainMs } = {}) {
-    shuttingDown = true;
-    shutdownPromise ??= drainMs > 0 ? delay(drainMs).then(() => close(graceMs)) : close(graceMs);
-    return shutdownPromise;
-  }
+// Graceful stop: fail health checks and answer with Connection: close at
+// once, still accepting for drainMs (the load balancer takes the server out
+// meanwhile); then refuse new connections, close idle keep-alive sockets,
+// let in-flight responses finish, and after graceMs cut what is left.
+// Resolves { forced } once every connection is gone.
+function shutdown(state, { graceMs = state.cfg.shutdownGraceMs, drainMs = state.cfg.shutdownDrainMs } = {}) {
+  state.shuttingDown = true;
+  state.shutdownPromise ??= drainMs > 0 ? delay(drainMs).then(() => closeServer(state, graceMs)) : closeServer(state, graceMs);
+  return state.shutdownPromise;
+}
 
-  function close(graceMs) {
-    return new Promise((resolve) => {
-      let forced = false;
-      let listening = true;
-      // Sockets whose response finishes (e.g. a /ping that had already sent
-      // its keep-alive headers) become idle later: sweep them as they do.
-      const sweep = setInterval(() => server.closeIdleConnections(), 100);
-      const force = setTimeout(() => {
-        forced = true;
-        server.closeAllConnections();
-      }, graceMs);
-      // Done when the server has closed and every socket has emitted 'close'
-      // (the server's callback can come before the sockets' own events).
-      onSocketClose = () => {
-        if (listening || openConnections > 0) return;
-        clearInterval(sweep);
-        clearTimeout(force);
-        resolve({ forced });
-      };
-      server.close(() => {
-        listening = false;
-        onSocketClose();
-      });
-      server.closeIdleConnections();
+function closeServer(state, graceMs) {
+  const { server } = state;
+  return new Promise((resolve) => {
+    let forced = false;
+    let listening = true;
+    // Sockets whose response finishes (e.g. a /ping that had already sent
+    // its keep-alive headers) become idle later: sweep them as they do.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    const force = setTimeout(() => {
+      forced = true;
+      server.closeAllConnections();
+    }, graceMs);
+    // Done when the server has closed and every socket has emitted 'close'
+    // (the server's callback can come before the sockets' own events).
+    state.onSocketClose = () => {
+      if (listening || state.openConnections > 0) return;
+      clearInterval(sweep);
+      clearTimeout(force);
+      resolve({ forced });
+    };
+    server.close(() => {
+      listening = false;
+      state.onSocketClose();
     });
-  }
+    server.closeIdleConnections();
+  });
+}
 
-  const stats = () => ({ inFlight, openConnections, connectionsTotal, pendingTimers: pendingTimers.size, shuttingDown });
+export function createBackend(options = {}) {
+  const cfg = backendConfig(options);
+  // What the request handlers, /metrics, stats() and shutdown() share.
+  const state = {
+    cfg,
+    startedAt: Date.now() / 1000,
+    requestCounts: new Map(), // 'route="x",code="200"' -> completed responses
+    abortedCounts: new Map(), // route -> responses cut by a disconnect or timeout
+    pendingTimers: new Set(), // lets tests prove that disconnects leak no timers
+    inFlight: 0,
+    openConnections: 0,
+    connectionsTotal: 0,
+    shuttingDown: false,
+    shutdownPromise: undefined,
+    server: createHttpServer(cfg),
+    onSocketClose: () => {}, // set by closeServer() to notice the last socket going
+  };
+  const { server } = state;
+  trackConnections(state);
+  server.on('request', (req, res) => handleRequest(state, req, res));
 
-  return { server, config: cfg, listen, shutdown, renderMetrics, stats };
+  return {
+    server,
+    config: cfg,
+    listen: (port = cfg.port, host = cfg.host) => listen(server, port, host),
+    shutdown: (options = {}) => shutdown(state, options),
+    renderMetrics: (options = {}) => renderMetrics(state, options),
+    stats: () => ({
+      inFlight: state.inFlight,
+      openConnections: state.openConnections,
+      connectionsTotal: state.connectionsTotal,
+      pendingTimers: state.pendingTimers.size,
+      shuttingDown: state.shuttingDown,
+    }),
+  };
 }

@@ -196,22 +196,9 @@ export function holdWindow(samples, from, to) {
 const CONN = Symbol('conn');
 const READ_BUFFER = Buffer.alloc(65536); // every socket reads into this one buffer
 
-// Runs this replica's share and resolves with its summary. Aborting `signal`
-// stops it early: whatever is unfinished counts as `interrupted`.
-export async function runHolder(cfg, { signal, log = console.log, warn = (l) => process.stderr.write(`${l}\n`) } = {}) {
-  // Resolve the target once: a lookup per connection queues thousands of
-  // getaddrinfo calls and DNS queries, which stalled the ramp-up.
-  let address = cfg.host, lookupError;
-  if (!net.isIP(address)) {
-    try { ({ address } = await dnsPromises.lookup(address)); } catch (err) { lookupError = err.code || 'ENOTFOUND'; }
-  }
+// Everything one run shares: settings, connections, counters and samples.
+function runState(cfg, address, { signal, log, warn }) {
   const n = shareSize(cfg.connections, cfg.replicas, cfg.index);
-  const endAt = (k) => endAtMs(k, n, cfg.rampUp, cfg.hold, cfg.rampDown);
-  const hardDeadline = (cfg.rampUp + cfg.hold + cfg.rampDown + cfg.grace) * 1000;
-  const conns = []; // conns[k] until connection k finishes
-  const failures = {};
-  const latency = LATENCY_BOUNDS.map(() => 0);
-  const samples = [];
   // Read now: once out of file descriptors, /proc cannot be opened any more.
   const nofile = readNofile();
   const ports = readProc('/proc/sys/net/ipv4/ip_local_port_range', /^(\d+)\s+(\d+)/);
@@ -223,148 +210,189 @@ export async function runHolder(cfg, { signal, log = console.log, warn = (l) => 
       'connect() gets slow; widen the range (sysctls) or add holder replicas');
   }
   const mem0 = process.memoryUsage();
-  const memory = { rss_start: mem0.rss, rss_peak: mem0.rss, rss_at_peak_open: mem0.rss, heap_used_at_peak_open: mem0.heapUsed };
-  const t0 = performance.now(), startedAt = Date.now();
-  // next: the next k to open; both timeout scans move forward, as deadlines grow with k.
-  let next = 0, connectScan = 0, endScan = 0, opened = 0, connected = 0, open = 0, ok = 0, failed = 0, finished = 0;
-  let peakOpen = 0, bytes = 0, interrupted = false, lastLog = 0, timer, resolveRun;
+  return {
+    cfg, address, signal, log, warn, n, nofile, portRange,
+    hardDeadline: (cfg.rampUp + cfg.hold + cfg.rampDown + cfg.grace) * 1000,
+    conns: [], // conns[k] until connection k finishes
+    failures: {},
+    latency: LATENCY_BOUNDS.map(() => 0),
+    samples: [],
+    memory: { rss_start: mem0.rss, rss_peak: mem0.rss, rss_at_peak_open: mem0.rss, heap_used_at_peak_open: mem0.heapUsed },
+    t0: performance.now(), startedAt: Date.now(),
+    // next: the next k to open; both timeout scans move forward, as deadlines grow with k.
+    next: 0, connectScan: 0, endScan: 0, opened: 0, connected: 0, open: 0, ok: 0, failed: 0, finished: 0,
+    peakOpen: 0, bytes: 0, interrupted: false, lastLog: 0, timer: undefined, resolveRun: undefined,
+    listeners: undefined, // socketListeners(run)
+    onAbort: undefined, // the signal's 'abort' listener, removed by stop()
+  };
+}
 
-  function fail(reason, count = 1) {
-    failures[reason] = (failures[reason] ?? 0) + count;
-    failed += count;
-    if (failures[reason] !== count) return; // explain only the first time
-    if (reason === 'EMFILE') warn(`holder: out of file descriptors (nofile ${nofile}): raise the container's ulimits nofile (NOFILE in .env)`);
-    if (reason === 'EADDRNOTAVAIL') {
-      warn(`holder: out of local ports for ${cfg.target} from this IP (ip_local_port_range ${portRange}): add holder replicas or widen the range`);
-    }
+// When connection k's response should come, in ms after start.
+const plannedEnd = (run, k) => endAtMs(k, run.n, run.cfg.rampUp, run.cfg.hold, run.cfg.rampDown);
+
+function fail(run, reason, count = 1) {
+  const { cfg, failures, warn } = run;
+  failures[reason] = (failures[reason] ?? 0) + count;
+  run.failed += count;
+  if (failures[reason] !== count) return; // explain only the first time
+  if (reason === 'EMFILE') warn(`holder: out of file descriptors (nofile ${run.nofile}): raise the container's ulimits nofile (NOFILE in .env)`);
+  if (reason === 'EADDRNOTAVAIL') {
+    warn(`holder: out of local ports for ${cfg.target} from this IP (ip_local_port_range ${run.portRange}): add holder replicas or widen the range`);
   }
+}
 
-  function finish(c, reason) { // reason null = ok
-    if (c.finished) return;
-    c.finished = true;
-    conns[c.k] = undefined;
-    finished++;
-    if (c.connected) open--;
-    if (reason === null) ok++;
-    else fail(reason);
-    if (c.socket) c.socket[CONN] = null;
-    c.socket?.destroy(); // we close once the response is complete
-    c.socket = null;
-  }
+function finish(run, c, reason) { // reason null = ok
+  if (c.finished) return;
+  c.finished = true;
+  run.conns[c.k] = undefined;
+  run.finished++;
+  if (c.connected) run.open--;
+  if (reason === null) run.ok++;
+  else fail(run, reason);
+  if (c.socket) c.socket[CONN] = null;
+  c.socket?.destroy(); // we close once the response is complete
+  c.socket = null;
+}
 
-  // Listeners shared by all sockets (`this` is the socket): no closures per connection.
+// Listeners shared by all sockets (`this` is the socket): no closures per connection.
+function socketListeners(run) {
   function onConnect() {
     const c = this[CONN];
     if (!c) return;
-    const now = performance.now() - t0, took = now - c.openedAt;
+    const { cfg } = run;
+    const now = performance.now() - run.t0, took = now - c.openedAt;
     c.connected = true;
-    connected++;
-    open++;
-    latency[took <= 1 ? 0 : Math.min(LATENCY_BOUNDS.length - 1, Math.ceil(Math.log2(took)))]++;
+    run.connected++;
+    run.open++;
+    run.latency[took <= 1 ? 0 : Math.min(LATENCY_BOUNDS.length - 1, Math.ceil(Math.log2(took)))]++;
     this.setNoDelay(true);
-    const ms = Math.max(0, Math.round(endAt(c.k) - now)); // the backend answers at the planned end
+    const ms = Math.max(0, Math.round(plannedEnd(run, c.k) - now)); // the backend answers at the planned end
     this.write(`GET ${cfg.path}${cfg.path.includes('?') ? '&' : '?'}ms=${ms} HTTP/1.1\r\nHost: ${cfg.hostHeader}\r\n\r\n`);
   }
   function onData(nread, buf) {
     const c = this[CONN];
     if (!c) return;
-    bytes += nread;
+    run.bytes += nread;
     const complete = c.feed(buf, 0, nread);
-    if (c.error) finish(c, c.error);
-    else if (c.status > 200) finish(c, `status_${c.status}`); // no need to read its body
-    else if (complete) finish(c, null);
+    if (c.error) finish(run, c, c.error);
+    else if (c.status > 200) finish(run, c, `status_${c.status}`); // no need to read its body
+    else if (complete) finish(run, c, null);
   }
   function onGone() { // 'end' or 'close' before the response was complete (unless it ends at EOF)
     const c = this[CONN];
-    if (c) finish(c, c.eof() && c.status === 200 ? null : 'closed_early');
+    if (c) finish(run, c, c.eof() && c.status === 200 ? null : 'closed_early');
   }
   function onError(err) {
-    if (this[CONN]) finish(this[CONN], err.code || 'socket_error');
+    if (this[CONN]) finish(run, this[CONN], err.code || 'socket_error');
   }
+  return { onConnect, onData, onGone, onError };
+}
 
-  function openOne(k, now) {
-    const c = (conns[k] = new Conn(k, now));
-    opened++;
-    try {
-      c.socket = net.connect({ host: address, port: cfg.port, onread: { buffer: READ_BUFFER, callback: onData } });
-    } catch (err) {
-      return finish(c, err.code || 'connect_error');
-    }
-    c.socket[CONN] = c;
-    c.socket.on('connect', onConnect).on('end', onGone).on('error', onError).on('close', onGone);
+function openOne(run, k, now) {
+  const { onConnect, onData, onGone, onError } = run.listeners;
+  const c = (run.conns[k] = new Conn(k, now));
+  run.opened++;
+  try {
+    c.socket = net.connect({ host: run.address, port: run.cfg.port, onread: { buffer: READ_BUFFER, callback: onData } });
+  } catch (err) {
+    return finish(run, c, err.code || 'connect_error');
   }
+  c.socket[CONN] = c;
+  c.socket.on('connect', onConnect).on('end', onGone).on('error', onError).on('close', onGone);
+}
 
-  function sample(now, final = false) {
-    const t = Math.floor(now / 1000), last = samples.at(-1);
-    if (!final && last && t <= last.t) return;
-    let mem;
-    try {
-      mem = process.memoryUsage();
-    } catch { // reads /proc: fails while out of file descriptors
-      mem = { rss: last?.rss_bytes ?? memory.rss_start, heapUsed: memory.heap_used_at_peak_open };
-    }
-    const s = { t, open, opened_total: opened, ok_total: ok, failed_total: failed, rss_bytes: mem.rss };
-    if (last && t <= last.t) samples[samples.length - 1] = s; // the end state replaces this second's sample
-    else samples.push(s);
-    memory.rss_peak = Math.max(memory.rss_peak, mem.rss);
-    if (open > peakOpen) { // the peak as sampled, so that memory at that moment goes with it
-      peakOpen = open;
-      memory.rss_at_peak_open = mem.rss;
-      memory.heap_used_at_peak_open = mem.heapUsed;
-    }
-    if (!final && t >= lastLog + 5) {
-      lastLog = t;
-      log(`holder ${cfg.index}/${cfg.replicas}: ${open} open, ${failed} failed, t=${t}s`);
-    }
+function sample(run, now, final = false) {
+  const { cfg, samples, memory, log } = run;
+  const t = Math.floor(now / 1000), last = samples.at(-1);
+  if (!final && last && t <= last.t) return;
+  let mem;
+  try {
+    mem = process.memoryUsage();
+  } catch { // reads /proc: fails while out of file descriptors
+    mem = { rss: last?.rss_bytes ?? memory.rss_start, heapUsed: memory.heap_used_at_peak_open };
   }
+  const s = { t, open: run.open, opened_total: run.opened, ok_total: run.ok, failed_total: run.failed, rss_bytes: mem.rss };
+  if (last && t <= last.t) samples[samples.length - 1] = s; // the end state replaces this second's sample
+  else samples.push(s);
+  memory.rss_peak = Math.max(memory.rss_peak, mem.rss);
+  if (run.open > run.peakOpen) { // the peak as sampled, so that memory at that moment goes with it
+    run.peakOpen = run.open;
+    memory.rss_at_peak_open = mem.rss;
+    memory.heap_used_at_peak_open = mem.heapUsed;
+  }
+  if (!final && t >= run.lastLog + 5) {
+    run.lastLog = t;
+    log(`holder ${cfg.index}/${cfg.replicas}: ${run.open} open, ${run.failed} failed, t=${t}s`);
+  }
+}
 
-  function tick() {
-    const now = performance.now() - t0;
-    while (next < n && openAtMs(next, n, cfg.rampUp) <= now) openOne(next++, now);
-    for (; connectScan < next; connectScan++) {
-      const c = conns[connectScan];
-      if (c && !c.connected && c.openedAt + cfg.connectTimeout * 1000 > now) break;
-      if (c && !c.connected) finish(c, 'connect_timeout');
-    }
-    for (; endScan < next && endAt(endScan) + cfg.grace * 1000 <= now; endScan++) {
-      if (conns[endScan]) finish(conns[endScan], 'timeout');
-    }
-    sample(now);
-    if (finished === n || now >= hardDeadline) stop('timeout');
+function tick(run) {
+  const { cfg, conns, n } = run;
+  const now = performance.now() - run.t0;
+  while (run.next < n && openAtMs(run.next, n, cfg.rampUp) <= now) openOne(run, run.next++, now);
+  for (; run.connectScan < run.next; run.connectScan++) {
+    const c = conns[run.connectScan];
+    if (c && !c.connected && c.openedAt + cfg.connectTimeout * 1000 > now) break;
+    if (c && !c.connected) finish(run, c, 'connect_timeout');
   }
+  for (; run.endScan < run.next && plannedEnd(run, run.endScan) + cfg.grace * 1000 <= now; run.endScan++) {
+    if (conns[run.endScan]) finish(run, conns[run.endScan], 'timeout');
+  }
+  sample(run, now);
+  if (run.finished === n || now >= run.hardDeadline) stop(run, 'timeout');
+}
 
-  // Ends the run: whatever is left, open or never opened, fails with `reason`.
-  function stop(reason) {
-    if (!timer) return;
-    clearInterval(timer);
-    timer = undefined;
-    signal?.removeEventListener('abort', onAbort);
-    for (const c of conns) if (c) finish(c, reason);
-    if (next < n) fail(reason, n - next);
-    sample(performance.now() - t0, true);
-    resolveRun({
-      tool: 'holder', version: 1, testid: cfg.testid, index: cfg.index, replicas: cfg.replicas,
-      target: cfg.target, path: cfg.path, planned: n, started_at_ms: startedAt, ended_at_ms: Date.now(),
-      ramp_up: cfg.rampUp, hold: cfg.hold, ramp_down: cfg.rampDown, grace: cfg.grace, connect_timeout: cfg.connectTimeout,
-      opened, connected, ok, failed, failures, interrupted, peak_open: peakOpen,
-      hold_window: holdWindow(samples, cfg.rampUp + 1, cfg.rampUp + cfg.hold - 1),
-      latency_ms: { bounds: LATENCY_BOUNDS, counts: latency }, bytes_received: bytes, memory,
-      bytes_per_connection: peakOpen > 0 ? Math.round((memory.rss_at_peak_open - memory.rss_start) / peakOpen) : null,
-      nofile, samples,
-    });
+// Ends the run: whatever is left, open or never opened, fails with `reason`.
+function stop(run, reason) {
+  if (!run.timer) return;
+  clearInterval(run.timer);
+  run.timer = undefined;
+  run.signal?.removeEventListener('abort', run.onAbort);
+  for (const c of run.conns) if (c) finish(run, c, reason);
+  if (run.next < run.n) fail(run, reason, run.n - run.next);
+  sample(run, performance.now() - run.t0, true);
+  run.resolveRun(summaryOf(run));
+}
+
+// What runHolder() resolves with (holder-<index>.json).
+function summaryOf(run) {
+  const { cfg, memory, peakOpen } = run;
+  return {
+    tool: 'holder', version: 1, testid: cfg.testid, index: cfg.index, replicas: cfg.replicas,
+    target: cfg.target, path: cfg.path, planned: run.n, started_at_ms: run.startedAt, ended_at_ms: Date.now(),
+    ramp_up: cfg.rampUp, hold: cfg.hold, ramp_down: cfg.rampDown, grace: cfg.grace, connect_timeout: cfg.connectTimeout,
+    opened: run.opened, connected: run.connected, ok: run.ok, failed: run.failed, failures: run.failures,
+    interrupted: run.interrupted, peak_open: peakOpen,
+    hold_window: holdWindow(run.samples, cfg.rampUp + 1, cfg.rampUp + cfg.hold - 1),
+    latency_ms: { bounds: LATENCY_BOUNDS, counts: run.latency }, bytes_received: run.bytes, memory,
+    bytes_per_connection: peakOpen > 0 ? Math.round((memory.rss_at_peak_open - memory.rss_start) / peakOpen) : null,
+    nofile: run.nofile, samples: run.samples,
+  };
+}
+
+// Runs this replica's share and resolves with its summary. Aborting `signal`
+// stops it early: whatever is unfinished counts as `interrupted`.
+export async function runHolder(cfg, { signal, log = console.log, warn = (l) => process.stderr.write(`${l}\n`) } = {}) {
+  // Resolve the target once: a lookup per connection queues thousands of
+  // getaddrinfo calls and DNS queries, which stalled the ramp-up.
+  let address = cfg.host, lookupError;
+  if (!net.isIP(address)) {
+    try { ({ address } = await dnsPromises.lookup(address)); } catch (err) { lookupError = err.code || 'ENOTFOUND'; }
   }
-  function onAbort() {
-    interrupted = true;
-    stop('interrupted');
-  }
+  const run = runState(cfg, address, { signal, log, warn });
+  run.listeners = socketListeners(run);
+  run.onAbort = () => {
+    run.interrupted = true;
+    stop(run, 'interrupted');
+  };
 
   return new Promise((resolve) => {
-    resolveRun = resolve;
-    timer = setInterval(tick, 10);
-    if (signal?.aborted) onAbort();
-    else if (lookupError) stop(lookupError); // no address: every connection fails alike
-    else signal?.addEventListener('abort', onAbort);
-    if (timer) tick();
+    run.resolveRun = resolve;
+    run.timer = setInterval(() => tick(run), 10);
+    if (signal?.aborted) run.onAbort();
+    else if (lookupError) stop(run, lookupError); // no address: every connection fails alike
+    else signal?.addEventListener('abort', run.onAbort);
+    if (run.timer) tick(run);
   });
 }
 

@@ -3,7 +3,7 @@
 //   list                      scenarios with their one-line description and source
 //   describe NAME             a scenario's steps and options
 //   plan NAME --out DIR [--quick] [--duration S] [--replicas N] [--repeat N]
-//                             write DIR/plan.json, each step's HAProxy config,
+//                             write DIR/plan.json, DIR/topology.txt, each step's HAProxy config,
 //                             DIR/run.env and DIR/steps/NN-id/step.env (the
 //                             runner's only input: scripts/lab/runfolder.mjs)
 //   plan NAME --check [...]   only check the name and options
@@ -20,7 +20,7 @@
 //                             report.md and chart.svg; exit 3 if a verdict failed
 //                             (versions: DIR/versions.env and the load tools' own)
 // A usage error prints one line on stderr and exits 2.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderConfig } from './plan/render.mjs';
 import { OPTIONS, SCENARIO_OPTIONS, UsageError, buildPlan, listScenarios, loadScenario, parseOptions } from './plan/scenarios.mjs';
@@ -28,6 +28,7 @@ import { formatPreflight, preflight, readLimits, refusal, sizeLevels } from './p
 import { buildReport, formatTable, readRun, writeOutputs } from './report/report.mjs';
 import { writeRunFolder } from './plan/runfolder.mjs';
 import { parseEnv } from './core/envfile.mjs';
+import { TOPOLOGY_FILE } from './core/topology.mjs';
 import { DEFAULT_TOOL, LOAD_TOOLS } from './core/loadtools.mjs';
 import { expectedListeners, listenersText } from './plan/listeners.mjs';
 import { compareListeners, parseSs } from './run/sockets.mjs';
@@ -129,6 +130,9 @@ function plan(args) {
   });
   writeFileSync(join(out, 'configs/baseline.listeners'), listenersText(expectedListeners(baseline)));
   writeFileSync(join(out, 'plan.json'), `${JSON.stringify(result, null, 2)}\n`);
+  // The topology the run was planned with: the report reads its instances
+  // and frontends from here, whatever the lab's table says later.
+  copyFileSync(TOPOLOGY_FILE, join(out, 'topology.txt'));
   writeRunFolder(out, result, scenario.connections ? 'done' : 'none');
 }
 

@@ -17,6 +17,11 @@
 //             derived      not one number per run: cpu (per container), ratio
 //                          (to another step, computed when the report is built)
 //   about   how it is measured
+// The frontends HAProxy's counters are read from, and the first one, whose
+// listening socket's backlog the report shows (topology.txt).
+import { TOPOLOGY } from './topology.mjs';
+const FRONTENDS = TOPOLOGY.frontends.map((f) => f.name).join(' + ');
+const FIRST = TOPOLOGY.frontends[0];
 const entry = (group, label, unit, about, { count = false, csv = false } = {}) => ({ group, label, unit, about, count, csv });
 const load = (label, unit, about, flags) => entry('load', label, unit, about, flags);
 const acceptQueue = (label, unit, about) => entry('accept_queue', label, unit, about, { count: true, csv: true });
@@ -32,12 +37,12 @@ export const METRIC_TABLE = {
   p50_ms: load('p50 ms (max of replicas)', 'ms', 'median latency; replicas\' percentiles cannot merge: the worst stands', { csv: true }),
   p95_ms: load('p95 ms (max of replicas)', 'ms', '95th percentile latency, the worst replica\'s', { csv: true }),
   p99_ms: load('p99 ms (max of replicas)', 'ms', '99th percentile latency, the worst replica\'s', { csv: true }),
-  max_sessions: load('max sessions', 'sessions', 'fe_main\'s smax in HAProxy\'s show stat', COUNTED),
+  max_sessions: load('max sessions', 'sessions', `${FRONTENDS}'s smax in HAProxy's show stat`, COUNTED),
   max_queue: load('max queue', 'requests', 'qmax of the be_* backends, added up', COUNTED),
-  errors: load('errors', 'errors', 'fe_main\'s ereq plus every backend\'s econ and eresp', COUNTED),
+  errors: load('errors', 'errors', `${FRONTENDS}'s ereq plus every backend's econ and eresp`, COUNTED),
   maxconn_reached: load('maxconn reached', 'times', 'MaxconnReached in HAProxy\'s show info', COUNTED),
   listen_overflows: load('listen overflows', 'SYNs', 'TcpExt.ListenOverflows of HAProxy\'s kernel, after − before', COUNTED),
-  backlog: acceptQueue('backlog (ss)', 'connections', 'fe_main :8080\'s listening backlog, read back with ss'),
+  backlog: acceptQueue('backlog (ss)', 'connections', `${FIRST.name} :${FIRST.port}'s listening backlog, read back with ss`),
   accept_queue_max: acceptQueue('accept queue (max sampled)', 'connections', 'the longest accept queue sampled while the load ran'),
   listen_drops: acceptQueue('listen drops', 'SYNs', 'TcpExt.ListenDrops of HAProxy\'s kernel, after − before'),
   syncookies: acceptQueue('SYN cookies sent', 'SYNs', 'TcpExt.SyncookiesSent of HAProxy\'s kernel, after − before'),

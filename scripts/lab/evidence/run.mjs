@@ -5,25 +5,31 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from '../core/envfile.mjs';
+import { TOPOLOGY, frontendsOf, parseTopology } from '../core/topology.mjs';
 import { readerOf } from './readers.mjs';
 import { readJson, readText } from './files.mjs';
 import {
   cell, parseAlerts, parseCpu, parseInfo, parseMemory, parseNetstat, parseSamples, parseSs, parseStat, parseTerminations,
 } from './parsers.mjs';
 
-// readRun DIR → { plan, steps: [plan step + {measured, merged, files}], incomplete }.
+// readRun DIR → { plan, topology, steps: [plan step + {measured, merged,
+// files}], incomplete }. The topology is the one the run was planned with
+// (DIR/topology.txt), the lab's own for runs recorded before it was kept.
 export function readRun(dir) {
   const plan = JSON.parse(fs.readFileSync(path.join(dir, 'plan.json'), 'utf8'));
   const marker = readText(path.join(dir, 'INCOMPLETE'));
   const incomplete = marker === null ? null : (marker.trim().split('\n')[0].trim() || 'interrupted');
-  const steps = (plan.steps ?? []).map((step) => ({ ...step, ...readStep(path.join(dir, step.dir), step) }));
-  return { plan, steps, incomplete };
+  const kept = readText(path.join(dir, 'topology.txt'));
+  const topology = kept === null ? TOPOLOGY : parseTopology(kept, path.join(dir, 'topology.txt'));
+  const steps = (plan.steps ?? []).map((step) => ({ ...step, ...readStep(path.join(dir, step.dir), step, topology) }));
+  return { plan, topology, steps, incomplete };
 }
 
 // A step that names no tool ran the default one (hand-written plans).
-export function readStep(stepDir, step) {
+function readStep(stepDir, step, topology) {
   const tool = readerOf(step.load?.tool).read(stepDir, step);
-  const evidence = readHaproxySide(stepDir);
+  const evidence = readHaproxySide(stepDir, topology);
+  const all = (key) => evidence.instances.every((i) => i[key] !== null);
   return {
     measured: tool.measured ? measureStep(step, tool, evidence) : null,
     merged: tool.merged,
@@ -31,9 +37,9 @@ export function readStep(stepDir, step) {
     files: {
       loadgen: tool.files,
       unreadable: tool.unreadable,
-      info: evidence.info !== null,
-      stat: evidence.stat !== null,
-      netstat: evidence.before !== null && evidence.after !== null,
+      info: all('info'),
+      stat: all('stat'),
+      netstat: all('before') && all('after'),
       cpu: evidence.cpu !== null,
       step: evidence.step,
     },
@@ -56,24 +62,45 @@ function readOutcome(stepDir) {
   };
 }
 
-// Everything but the load tool's own files: HAProxy, its kernel, the containers.
-function readHaproxySide(stepDir) {
-  const file = (name) => readText(path.join(stepDir, name));
-  const log = file('haproxy-log.txt');
+// INSTANCE's file NAME in a step folder: "INSTANCE-NAME" (haproxy-info.txt,
+// haproxy-samples.txt...). Runs recorded before there were instances named
+// some without the prefix (samples.txt, netstat-before.txt, listen-sockets.txt):
+// the first instance's file falls back to that name.
+function instanceText(stepDir, instance, first, name) {
+  const text = readText(path.join(stepDir, `${instance}-${name}`));
+  return text === null && first ? readText(path.join(stepDir, name)) : text;
+}
+
+// One HAProxy instance's evidence: its counters, its kernel's, its log, its
+// sockets sampled while the load ran.
+function readInstance(stepDir, instance, first) {
+  const file = (name) => instanceText(stepDir, instance.name, first, name);
+  const log = file('log.txt');
   const sockets = file('listen-sockets.txt');
   return {
-    info: parseInfo(file('haproxy-info.txt')),
-    stat: parseStat(file('haproxy-stat.csv')),
+    name: instance.name,
+    info: parseInfo(file('info.txt')),
+    stat: parseStat(file('stat.csv')),
     before: parseNetstat(file('netstat-before.txt')),
     after: parseNetstat(file('netstat-after.txt')),
-    cpu: parseCpu(file('cpu.txt')),
-    memBefore: parseMemory(file('memory-before.txt')),
-    memPeak: parseMemory(file('cpu.txt')),
     samples: parseSamples(file('samples.txt')),
     terms: parseTerminations(log),
     listeners: sockets === null ? null : parseSs(sockets),
-    notes: (file('notes.txt') ?? '').split('\n').filter(Boolean),
     alerts: parseAlerts(log),
+  };
+}
+
+// Everything but the load tool's own files: each HAProxy instance and its
+// kernel (evidence.instances, in the topology's order), the containers.
+function readHaproxySide(stepDir, topology) {
+  const file = (name) => readText(path.join(stepDir, name));
+  return {
+    topology,
+    instances: topology.instances.map((instance, i) => readInstance(stepDir, instance, i === 0)),
+    cpu: parseCpu(file('cpu.txt')),
+    memBefore: parseMemory(file('memory-before.txt')),
+    memPeak: parseMemory(file('cpu.txt')),
+    notes: (file('notes.txt') ?? '').split('\n').filter(Boolean),
     step: readOutcome(stepDir),
   };
 }
@@ -94,33 +121,88 @@ function measureStep(step, tool, evidence) {
     ...connectionSamples(evidence, step),
     ...memoryPerConnection(evidence, load.client_held),
     bytes_holder: client.bytes_holder ?? null,
-    haproxy_alerts: evidence.alerts,
+    haproxy_alerts: alertsOf(evidence),
     notes: evidence.notes,
     oom_killed: typeof evidence.step?.haproxy_state === 'string' ? Number(evidence.step.haproxy_state.includes('oom_killed=true')) : null,
     cpu: evidence.cpu,
     memory: evidence.memPeak ? Object.fromEntries(Object.keys(evidence.memPeak).sort()
       .map((name) => [name, { before: evidence.memBefore?.[name] ?? null, peak: evidence.memPeak[name] }])) : null,
+    ...perInstance(evidence),
   };
 }
 
-// show stat, show info, HAProxy's kernel counters and fe_main's listening socket.
-function haproxyCounters(evidence) {
-  const fe = evidence.stat?.find((r) => r.pxname === 'fe_main' && r.svname === 'FRONTEND');
-  const backends = evidence.stat?.filter((r) => r.svname === 'BACKEND') ?? [];
-  const { before, after } = evidence;
+// HAProxy's own words, each line with its instance's name when there are several.
+function alertsOf(evidence) {
+  const several = evidence.instances.length > 1;
+  return evidence.instances.flatMap((i) => i.alerts.map((a) => (several ? `${i.name}: ${a}` : a))).slice(0, 4);
+}
+
+// A sum over the instances that have the value; null when none has it.
+const sumOf = (values) => {
+  const known = values.filter((v) => v !== null && v !== undefined);
+  return known.length ? known.reduce((t, v) => t + v, 0) : null;
+};
+
+// One instance's show stat, show info and kernel counters: its frontends'
+// sessions and errors (the topology's), its backends' queues and errors.
+function instanceCounters(instance, frontendNames) {
+  const { stat, info, before, after } = instance;
+  const fes = stat?.filter((r) => frontendNames.includes(r.pxname) && r.svname === 'FRONTEND') ?? [];
+  const backends = stat?.filter((r) => r.svname === 'BACKEND') ?? [];
   const delta = (name) => (before?.[name] !== undefined && after?.[name] !== undefined ? after[name] - before[name] : null);
-  const listener = evidence.listeners?.[8080] ?? null;
-  const queues = (evidence.samples ?? []).map((x) => x.queue).filter((v) => v !== null);
   return {
-    max_sessions: fe ? cell(fe.smax) : null,
-    max_queue: evidence.stat ? backends.filter((r) => r.pxname.startsWith('be_')).reduce((t, r) => t + cell(r.qmax), 0) : null,
-    errors: evidence.stat ? cell(fe?.ereq) + backends.reduce((t, r) => t + cell(r.econ) + cell(r.eresp), 0) : null,
-    maxconn_reached: evidence.info?.MaxconnReached !== undefined ? cell(evidence.info.MaxconnReached) : null,
+    max_sessions: fes.length ? fes.reduce((t, r) => t + cell(r.smax), 0) : null,
+    max_queue: stat ? backends.filter((r) => r.pxname.startsWith('be_')).reduce((t, r) => t + cell(r.qmax), 0) : null,
+    errors: stat ? fes.reduce((t, r) => t + cell(r.ereq), 0) + backends.reduce((t, r) => t + cell(r.econ) + cell(r.eresp), 0) : null,
+    maxconn_reached: info?.MaxconnReached !== undefined ? cell(info.MaxconnReached) : null,
     listen_overflows: delta('TcpExt.ListenOverflows'),
     listen_drops: delta('TcpExt.ListenDrops'),
     syncookies: delta('TcpExt.SyncookiesSent'),
+  };
+}
+
+// HAProxy's counters, summed over its instances; the backlog of the first
+// frontend's listening socket (read back with ss) and the longest accept
+// queue sampled (every instance's frontends together).
+function haproxyCounters(evidence) {
+  const { topology, instances } = evidence;
+  const per = instances.map((i) => instanceCounters(i, frontendsOf(topology, i.name).map((f) => f.name)));
+  const summed = Object.fromEntries(Object.keys(per[0]).map((k) => [k, sumOf(per.map((c) => c[k]))]));
+  const first = topology.frontends[0];
+  const owner = instances.find((i) => i.name === first?.instance);
+  const listener = first ? owner?.listeners?.[first.port] ?? null : null;
+  const queues = (samplesOf(evidence) ?? []).map((x) => x.queue).filter((v) => v !== null);
+  return {
+    ...summed,
     backlog: listener ? listener.backlog : null,
     accept_queue_max: queues.length ? Math.max(...queues) : null,
+  };
+}
+
+// Every instance's samples added up second by second ("-" in any: unknown).
+function samplesOf(evidence) {
+  const all = evidence.instances.map((i) => i.samples);
+  if (all.some((s) => s === null)) return all.every((s) => s === null) ? null : all.find((s) => s !== null);
+  const add = (a, b) => (a === null || b === null ? null : a + b);
+  return all[0].map((x, n) => all.slice(1).reduce((acc, s) => ({
+    t: acc.t,
+    haproxy: add(acc.haproxy, s[n]?.haproxy ?? null),
+    backend: add(acc.backend, s[n]?.backend ?? null),
+    queue: add(acc.queue, s[n]?.queue ?? null),
+  }), x));
+}
+
+// Each instance's own figures, for a report with more than one instance.
+function perInstance(evidence) {
+  if (evidence.instances.length < 2) return {};
+  const { topology } = evidence;
+  return {
+    instances: Object.fromEntries(evidence.instances.map((i) => {
+      const c = instanceCounters(i, frontendsOf(topology, i.name).map((f) => f.name));
+      const conns = (i.samples ?? []).map((x) => x.haproxy).filter((v) => v !== null);
+      return [i.name, { max_sessions: c.max_sessions, maxconn_reached: c.maxconn_reached, errors: c.errors,
+        haproxy_conns_peak: conns.length ? Math.max(...conns) : null }];
+    })),
   };
 }
 
@@ -135,29 +217,35 @@ const median = (xs) => {
 function connectionSamples(evidence, step) {
   // Plateau: the median over the second half of the load (the first half ramps up).
   const secs = step.load?.seconds ?? Infinity;
-  const late = (evidence.samples ?? []).filter((x) => x.t >= secs / 2 && x.t <= secs);
+  const samples = samplesOf(evidence);
+  const late = (samples ?? []).filter((x) => x.t >= secs / 2 && x.t <= secs);
   const side = (xs, key) => xs.map((x) => x[key]).filter((v) => v !== null);
+  const terms = (code) => sumOf(evidence.instances.map((i) => (i.terms ? i.terms[code] ?? 0 : null)));
   return {
     plateau_conns: median(side(late, 'haproxy')),
     backend_plateau: median(side(late, 'backend')),
-    haproxy_conns_peak: evidence.samples ? Math.max(0, ...side(evidence.samples, 'haproxy')) : null,
-    backend_conns_peak: evidence.samples ? Math.max(0, ...side(evidence.samples, 'backend')) : null,
-    sd_aborts: evidence.terms ? evidence.terms.SD ?? 0 : null,
-    cd_aborts: evidence.terms ? evidence.terms.CD ?? 0 : null,
+    haproxy_conns_peak: samples ? Math.max(0, ...side(samples, 'haproxy')) : null,
+    backend_conns_peak: samples ? Math.max(0, ...side(samples, 'backend')) : null,
+    sd_aborts: terms('SD'),
+    cd_aborts: terms('CD'),
   };
 }
 
-// Container → role, by compose's name (project-service-index).
-const ROLES = { haproxy: /-haproxy-\d+$/, backend: /-backend-(slow|fast)-\d+$/ };
-const memoryOf = (memory, role) => Object.entries(memory ?? {})
-  .filter(([name]) => ROLES[role].test(name)).reduce((t, [, v]) => t + v, 0);
+// Container → role, by compose's name (project-service-index): the
+// instances' services are HAProxy, the backends' the backend.
+const servicesOf = (topology, role) => (role === 'haproxy' ? topology.instances.map((i) => i.service) : topology.backends.map((b) => b.name));
+const memoryOf = (memory, topology, role) => {
+  const services = servicesOf(topology, role);
+  const ofRole = (name) => services.some((s) => name.endsWith(`-${s}-${name.slice(name.lastIndexOf('-') + 1)}`) && /-\d+$/.test(name));
+  return Object.entries(memory ?? {}).filter(([name]) => ofRole(name)).reduce((t, [, v]) => t + v, 0);
+};
 
 // Bytes per connection a container role grew by, over the connections the
 // clients held (only load tools that hold connections report client_held).
 function memoryPerConnection(evidence, held) {
   const perConnection = (role) => {
     if (!held || !evidence.memPeak || !evidence.memBefore) return null;
-    return (memoryOf(evidence.memPeak, role) - memoryOf(evidence.memBefore, role)) / held;
+    return (memoryOf(evidence.memPeak, evidence.topology, role) - memoryOf(evidence.memBefore, evidence.topology, role)) / held;
   };
   return { bytes_haproxy: perConnection('haproxy'), bytes_backend: perConnection('backend') };
 }

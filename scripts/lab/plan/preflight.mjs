@@ -7,6 +7,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parseEnv } from '../core/envfile.mjs';
+import { TOPOLOGY, backendNamed } from '../core/topology.mjs';
 
 // File descriptors HAProxy keeps besides its connections (listeners, runtime
 // sockets, resolvers, health checks, master pipes), with room to spare:
@@ -18,7 +19,8 @@ export const HAPROXY_SPARE_FDS = 100;
 export const MAXCONN_MARGIN = 50;
 // Per holder/backend process: stdio, listener, DNS, scrapes.
 export const PROCESS_SPARE_FDS = 64;
-export const MAX_REPLICAS = 64;
+// The backend the holder's requests reach (its HOLD_PATH, /slow, routes there).
+export const HELD_BACKEND = 'backend-slow';
 // Only this share of a memory figure is planned for: the rest is headroom.
 export const MEMORY_SHARE = 0.8;
 // Bytes per held end-to-end connection (process plus kernel socket memory,
@@ -46,33 +48,60 @@ export function perReplica(limits, role) {
   );
 }
 
-// capsOf LIMITS: every limit with the connection count it allows, the
-// message a user would see when it runs out, and how to raise it.
-export function capsOf(limits) {
-  const ports = portsPerPair(limits);
-  const total = BYTES_PER_CONNECTION.haproxy + BYTES_PER_CONNECTION.backend + BYTES_PER_CONNECTION.holder;
-  const caps = [
+// Connections one HAProxy process can hold with NOFILE open files (two
+// sockets each, and the margin maxconn keeps for checks and scrapes).
+const haproxyAllows = (nofile) => floor((nofile - HAPROXY_SPARE_FDS) / 2 - MAXCONN_MARGIN);
+
+// HAProxy's own caps, added up over its instances (each is a process with
+// its own limits): open files, the kernel's largest nofile, memory.
+function haproxyCaps(limits, topology) {
+  // Each instance's own: INSTANCE_nofile, INSTANCE_memory_bytes (readLimits).
+  const instances = topology.instances.map(({ name }) => ({ nofile: limits[`${name}_nofile`], memory_bytes: limits[`${name}_memory_bytes`] }));
+  const n = instances.length;
+  const several = n > 1 ? ` × ${n} instances` : '';
+  const least = (key) => Math.min(...instances.map((i) => i[key]));
+  const sum = (f) => instances.reduce((t, i) => t + f(i), 0);
+  return [
     {
-      limit: 'HAProxy open files (nofile)', value: limits.haproxy_nofile,
-      allows: floor((limits.haproxy_nofile - HAPROXY_SPARE_FDS) / 2 - MAXCONN_MARGIN),
+      limit: `HAProxy open files (nofile)${several}`, value: least('nofile'),
+      allows: sum((i) => haproxyAllows(i.nofile)),
       symptom: 'HAProxy refuses the config: "Cannot raise FD limit to 2 × maxconn + N, limit is <nofile>"',
       raise: 'raise HAPROXY_NOFILE in .env; the Docker daemon\'s own nofile (LimitNOFILE) and fs.nr_open cap it',
     },
     {
-      limit: 'kernel fs.nr_open (largest nofile)', value: limits.nr_open,
-      allows: floor((limits.nr_open - HAPROXY_SPARE_FDS) / 2 - MAXCONN_MARGIN),
+      limit: `kernel fs.nr_open (largest nofile)${several}`, value: limits.nr_open,
+      allows: n * haproxyAllows(limits.nr_open),
       symptom: 'the container does not start: "ulimit: operation not permitted"',
       raise: 'sysctl -w fs.nr_open=N on the Docker host',
     },
     {
+      limit: `HAProxy memory limit (HAPROXY_MEMORY)${several}`, value: least('memory_bytes'),
+      allows: instances.every((i) => i.memory_bytes) ? sum((i) => floor((i.memory_bytes * MEMORY_SHARE) / BYTES_PER_CONNECTION.haproxy)) : Infinity,
+      symptom: 'HAProxy is OOM-killed: every connection drops to 0 (scripts/scenario.sh oom)',
+      raise: 'raise HAPROXY_MEMORY in .env',
+    },
+  ];
+}
+
+// capsOf LIMITS [TOPOLOGY]: every limit with the connection count it allows,
+// the message a user would see when it runs out, and how to raise it.
+export function capsOf(limits, topology = TOPOLOGY) {
+  const ports = portsPerPair(limits);
+  const total = BYTES_PER_CONNECTION.haproxy + BYTES_PER_CONNECTION.backend + BYTES_PER_CONNECTION.holder;
+  const replicas = topology.limits.replicas;
+  const [openFiles, nrOpen, memory] = haproxyCaps(limits, topology);
+  return [
+    openFiles,
+    nrOpen,
+    {
       limit: `holder replicas × per replica (nofile ${limits.holder_nofile}, ${ports} ports per IP)`,
-      value: MAX_REPLICAS, allows: MAX_REPLICAS * perReplica(limits, 'holder'),
+      value: replicas, allows: replicas * perReplica(limits, 'holder'),
       symptom: 'holder: "out of local ports" (EADDRNOTAVAIL) or "out of file descriptors" (EMFILE)',
       raise: 'raise NOFILE in .env or the ephemeral port range (client sysctls in compose.yaml)',
     },
     {
       limit: `backend replicas × per replica (nofile ${limits.backend_nofile}, ${ports} ports from HAProxy)`,
-      value: MAX_REPLICAS, allows: MAX_REPLICAS * perReplica(limits, 'backend'),
+      value: replicas, allows: replicas * perReplica(limits, 'backend'),
       symptom: 'HAProxy logs connection errors (SC) and answers 503',
       raise: 'raise NOFILE / BACKEND_MEMORY in .env',
     },
@@ -90,20 +119,14 @@ export function capsOf(limits) {
       symptom: 'the kernel OOM killer ends the biggest process (dmesg: "Out of memory: Killed process")',
       raise: 'more RAM, or Docker Desktop: Settings → Resources → Memory',
     },
-    {
-      limit: 'HAProxy memory limit (HAPROXY_MEMORY)', value: limits.haproxy_memory_bytes,
-      allows: limits.haproxy_memory_bytes ? floor((limits.haproxy_memory_bytes * MEMORY_SHARE) / BYTES_PER_CONNECTION.haproxy) : Infinity,
-      symptom: 'HAProxy is OOM-killed: every connection drops to 0 (scripts/scenario.sh oom)',
-      raise: 'raise HAPROXY_MEMORY in .env',
-    },
+    memory,
   ];
-  return caps;
 }
 
 // preflight TARGET LIMITS → {target, largest, binding, fits, caps}.
 // TARGET "max" means the largest count that fits.
-export function preflight(target, limits) {
-  const caps = capsOf(limits);
+export function preflight(target, limits, topology = TOPOLOGY) {
+  const caps = capsOf(limits, topology);
   const binding = caps.reduce((a, b) => (b.allows < a.allows ? b : a));
   const largest = binding.allows;
   const wanted = target === 'max' ? largest : target;
@@ -117,28 +140,30 @@ export function refusal(p) {
     `(${b.raise}); try --target ${p.largest} or --target max`;
 }
 
-// sizeLevels TARGET FRACTIONS LIMITS SECONDS → one sizing per level: the
-// connections, the holder and backend replicas that keep every process and IP
-// pair under its limit, and the HAProxy settings (maxconn, timeouts longer
-// than the hold, enough server-template slots).
-export function sizeLevels(target, fractions, limits, holdSeconds) {
+// sizeLevels TARGET FRACTIONS LIMITS SECONDS [TOPOLOGY] → one sizing per
+// level: the connections, the holder and backend replicas that keep every
+// process and IP pair under its limit, and the HAProxy settings (maxconn per
+// instance, each taking its share, timeouts longer than the hold, enough
+// server-template slots).
+export function sizeLevels(target, fractions, limits, holdSeconds, topology = TOPOLOGY) {
   const holder = perReplica(limits, 'holder');
   const backend = perReplica(limits, 'backend');
+  const held = backendNamed(topology, HELD_BACKEND);
   const timeout = `${Math.ceil(holdSeconds) + 60}s`;
   return fractions.map((fraction) => {
     const connections = Math.max(1, Math.round(target * fraction));
     const replicas = Math.max(1, Math.ceil(connections / holder));
     const backends = Math.max(1, Math.ceil(connections / backend));
-    const maxconn = String(connections + MAXCONN_MARGIN);
+    const maxconn = String(Math.ceil(connections / topology.instances.length) + MAXCONN_MARGIN);
     return {
       connections,
       replicas,
-      backends: { 'backend-slow': backends },
+      backends: { [held.name]: backends },
       env: { CONNECTIONS: String(connections), HOLDER_REPLICAS: String(replicas) },
       haproxy: {
         global: { maxconn },
         defaults: { maxconn, 'timeout client': timeout, 'timeout server': timeout },
-        'backend be_slow': { 'server-template slow': `${Math.max(10, backends)} backend-slow:8080` },
+        [`backend ${held.proxy}`]: { [`server-template ${held.template}`]: `${Math.max(held.slots, backends)} ${held.name}:${held.port}` },
       },
     };
   });
@@ -162,20 +187,25 @@ export function formatPreflight(p) {
   ].join('\n');
 }
 
-// readLimits FILE: the limits the runner read (collect_limits: NAME=value
-// lines) as numbers, port_range as [first, last], bridge_tracked as a boolean;
-// an Error naming the value that is not what it should be.
+// readLimits FILE [TOPOLOGY]: the limits the runner read (collect_limits:
+// NAME=value lines) as numbers, each HAProxy instance's too (INSTANCE_nofile,
+// INSTANCE_memory_bytes: haproxy_nofile...), port_range as [first, last],
+// bridge_tracked as a boolean; an Error naming the value that is not what it
+// should be.
 const LIMIT_NUMBERS = [
-  'haproxy_nofile', 'backend_nofile', 'holder_nofile', 'nr_open', 'conntrack_max', 'conntrack_count',
-  'mem_available_bytes', 'haproxy_memory_bytes', 'backend_memory_bytes', 'holder_memory_bytes',
+  'backend_nofile', 'holder_nofile', 'nr_open', 'conntrack_max', 'conntrack_count',
+  'mem_available_bytes', 'backend_memory_bytes', 'holder_memory_bytes',
 ];
-export function readLimits(file) {
+export function readLimits(file, topology = TOPOLOGY) {
   const values = parseEnv(readFileSync(file, 'utf8'));
   const number = (name, text) => {
     if (!/^\d+$/.test(text ?? '')) throw new Error(`${file}: ${name} should be a whole number, found "${text ?? ''}"`);
     return Number(text);
   };
   const limits = Object.fromEntries(LIMIT_NUMBERS.map((name) => [name, number(name, values[name])]));
+  for (const { name } of topology.instances) {
+    for (const key of [`${name}_nofile`, `${name}_memory_bytes`]) limits[key] = number(key, values[key]);
+  }
   limits.port_range = (values.port_range ?? '').split(' ').map((p) => number('port_range', p));
   if (limits.port_range.length !== 2) throw new Error(`${file}: port_range should be "first last", found "${values.port_range ?? ''}"`);
   if (!['true', 'false'].includes(values.bridge_tracked)) throw new Error(`${file}: bridge_tracked should be true or false, found "${values.bridge_tracked ?? ''}"`);

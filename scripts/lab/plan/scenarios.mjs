@@ -7,6 +7,7 @@ import { UsageError, parseDuration } from '../core/usage.mjs';
 import { DEFAULT_TOOL, LOAD_TOOLS, RUNNER_VARS } from '../core/loadtools.mjs';
 import { METRICS } from '../core/metrics.mjs';
 import { parseExpectation } from '../core/expectations.mjs';
+import { TOPOLOGY, backendNamed } from '../core/topology.mjs';
 
 const ID = /^[a-z0-9][a-z0-9-]*$/;
 // The expectation language is verdicts.mjs's: null if EXPR is one, else what is wrong.
@@ -36,16 +37,15 @@ export const COMPARISON_KEYS = ['a', 'b', 'metric', 'article'];
 export const LITTLES_LAW_KEYS = ['service_seconds', 'clients'];
 // readings: each kind of readings.mjs (READINGS) → its keys besides "kind".
 export const READING_KINDS = { tipping_point: ['metric', 'factor', 'article'], memory: [], syn_timing: [] };
-// backends: the services HAProxy's server templates resolve, and how many
-// replicas a template has slots for (haproxy/haproxy.cfg: server-template ... 10).
-export const BACKEND_SERVICES = ['backend-slow', 'backend-fast'];
-const BACKEND_SLOTS = 10;
+// backends: the services HAProxy's server templates resolve (topology.txt),
+// each up to the replicas its template has slots for.
+export const BACKEND_SERVICES = TOPOLOGY.backends.map((b) => b.name);
 // Each replica works out its own index from Docker's DNS (loadgen/run.sh,
 // loadgen/holder/lib.mjs): one set by a scenario would give all the same.
 // Options: name → [description, smallest, largest].
 export const OPTIONS = {
   duration: ['seconds of load per step (overrides the scenario\'s DURATION)', 1, 3600],
-  replicas: ['load-generator replicas that share each step\'s load', 1, 64],
+  replicas: ['load-generator replicas that share each step\'s load', 1, TOPOLOGY.limits.replicas],
   repeat: ['runs of every step (to see the spread)', 1, 20],
 };
 
@@ -109,7 +109,9 @@ function checkCount(value, [min, max], file, where) {
 
 function checkBackends(backends, file, where) {
   checkKeys(backends, BACKEND_SERVICES, file, where);
-  for (const [service, n] of Object.entries(backends ?? {})) checkCount(n, [1, BACKEND_SLOTS], file, `${where} ${service}`);
+  for (const [service, n] of Object.entries(backends ?? {})) {
+    if (BACKEND_SERVICES.includes(service)) checkCount(n, [1, backendNamed(TOPOLOGY, service).slots], file, `${where} ${service}`);
+  }
 }
 
 // A model: metric-like names (what "±N%of:name" refers to) → formulas.

@@ -1,5 +1,6 @@
 // A report as text: the terminal table (article style), summary.csv and
 // report.md. Pure functions of the report object (summary.json's content).
+import { TOPOLOGY } from '../core/topology.mjs';
 import { CSV_METRICS, LONG_LIVED_METRICS, formatValue, metricLabel, scalar } from '../core/metrics.mjs';
 
 // The table's cells: header (metric names), sub-header, one line per step.
@@ -107,7 +108,8 @@ export function formatWaits(waits) {
 
 function acceptQueueDetails(m) {
   const f = (metric) => formatValue(metric, m[metric]);
-  const out = [`- accept queue of fe_main :8080: backlog (ss) ${f('backlog')}, longest queue sampled ${f('accept_queue_max')}; ` +
+  const first = TOPOLOGY.frontends[0];
+  const out = [`- accept queue of ${first.name} :${first.port}: backlog (ss) ${f('backlog')}, longest queue sampled ${f('accept_queue_max')}; ` +
     `HAProxy's kernel: listen overflows ${f('listen_overflows')}, listen drops ${f('listen_drops')}, SYN cookies sent ${f('syncookies')}`];
   if (m.syn_retrans !== null || m.connect_waits) {
     const settings = Object.entries(m.client_sysctl ?? {}).map(([k, v]) => `${k} ${v}`).join(', ');
@@ -117,6 +119,15 @@ function acceptQueueDetails(m) {
   return out;
 }
 
+// With several HAProxy instances, a line with each one's own figures (the
+// line above adds them up).
+function instanceDetails(m) {
+  if (!m.instances) return [];
+  const n = (v) => (v === null || v === undefined ? '-' : String(v));
+  return [`- HAProxy by instance: ${Object.entries(m.instances).map(([name, i]) => `${name}: maxconn reached ${n(i.maxconn_reached)}, ` +
+    `max sessions ${n(i.max_sessions)}, errors ${n(i.errors)}, connections peak ${n(i.haproxy_conns_peak)}`).join('; ')}`];
+}
+
 // The measured step's lines: load, HAProxy, accept queue, containers, verdicts.
 function measuredDetails(row) {
   const m = row.measured;
@@ -124,6 +135,7 @@ function measuredDetails(row) {
   const out = [
     `- load: ${f('requests')} requests, ${f('successful')} successful, ${f('failed')} failed in ${f('seconds')} s = ${f('hits_per_sec')} hits/sec; latency p50/p95/p99 (max of replicas) ${f('p50_ms')}/${f('p95_ms')}/${f('p99_ms')} ms`,
     `- HAProxy: maxconn reached ${f('maxconn_reached')}, max sessions ${f('max_sessions')}, max queue ${f('max_queue')}, errors ${f('errors')}`,
+    ...instanceDetails(m),
     ...acceptQueueDetails(m),
   ];
   for (const note of m.notes ?? []) out.push(`- note: ${note}`);

@@ -52,6 +52,8 @@ export function aggregate(steps) {
   row.measured.connect_waits = ran[0].measured.connect_waits ?? null;
   row.measured.client_sysctl = ran[0].measured.client_sysctl ?? null;
   row.measured.notes = ran[0].measured.notes ?? [];
+  // Each HAProxy instance's own figures (only with several): the first run's.
+  if (ran[0].measured.instances) row.measured.instances = ran[0].measured.instances;
   return row;
 }
 

@@ -3,9 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  BYTES_PER_CONNECTION, HAPROXY_SPARE_FDS, MAXCONN_MARGIN, MAX_REPLICAS, PROCESS_SPARE_FDS,
+  BYTES_PER_CONNECTION, HAPROXY_SPARE_FDS, MAXCONN_MARGIN, PROCESS_SPARE_FDS,
   capsOf, formatPreflight, perReplica, portsPerPair, preflight, refusal, sizeLevels,
 } from '../plan/preflight.mjs';
+import { TOPOLOGY } from '../core/topology.mjs';
+
+const MAX_REPLICAS = TOPOLOGY.limits.replicas;
 
 // This machine: dockerd's hard nofile 20000 caps every container.
 const here = {
