@@ -211,7 +211,7 @@ check_ports() {
   for name in HAPROXY_HTTP_PORT HAPROXY_STATS_PORT HAPROXY_METRICS_PORT PROMETHEUS_PORT GRAFANA_PORT; do
     port=$(env_value "${name}")
     if [[ ! "${port}" =~ ^[0-9]+$ ]]; then
-      report FAIL "port ${name}" "'${port}' is not a port number" "set ${name} in .env, e.g. export ${name}=18080"
+      report FAIL "port ${name}" "'${port}' is not a port number" "set ${name} in .env, e.g. export ${name}=18000"
     elif grep -qx "${port}" <<<"${held}"; then
       report ok "port ${name}" "127.0.0.1:${port} held by the lab itself (project ${project:-haproxy-lab})"
     elif port_busy "${port}"; then

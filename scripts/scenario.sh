@@ -35,42 +35,25 @@ scenario=""
 scenario_args=""
 started_ms=0
 original_scale=""
-touched=0
 interrupted=0
-grafana_ok=1
-applied_env=""
-current_conns="-"
+# The kernel's cap on a listening socket's backlog, in HAProxy's containers.
 somaxconn=""
 # 1 once the run folder holds a run that starts (before: a refusal, removed).
 run_accepted=0
-# From the run folder (scripts/lab/plan/runfolder.mjs): run.env as run_NAME,
-# the current step's step.env as step_NAME, its load.* and compose.* lines.
-run_steps=0 run_preflight="" run_load_services="" run_load_profiles=""
-step_index="" step_total="" step_id="" step_label="" step_config="" step_listeners=""
-step_seconds=0 step_sample_at=0 step_service="" step_profile="" step_replicas="" step_backends=""
-load_env=() compose_env=() profile_args=()
-# The running step's start (ms, and as a docker logs --since) and HAProxy's
-# 2xx answers before it.
-step_started_ms=0 step_since="" hits_before=0
+# From the run folder (scripts/lab/plan/runfolder.mjs): run.env as run_NAME
+# (a step's own step.env is read by the functions that run it).
+run_steps=0 run_preflight="" run_load_services="" run_load_profiles="" run_sized_services=""
+profile_args=()
 
 usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 
-# labctl ARGS...: scripts/lab/cli.mjs in the lab's node image (the host needs no node).
-labctl() {
-  docker run --rm -i --network none --user "${LAB_UID}:${LAB_GID}" \
-    -v "${LAB_ROOT}:/lab" -w /lab "$(env_value NODE_IMAGE)" node scripts/lab/cli.mjs "$@"
-}
-
-# read_env FILE PREFIX: FILE's NAME=value lines as variables PREFIX_NAME,
-# its load.K=V and compose.K=V lines into the arrays load_env and compose_env.
+# read_env FILE PREFIX: FILE's NAME=value lines as variables PREFIX_NAME
+# (its load.* and compose.* lines are a step's: file_prefixed reads them).
 read_env() {
   local line name
-  load_env=() compose_env=()
   while IFS= read -r line || [[ -n "${line}" ]]; do
     case "${line}" in
-      '' | '#'*) ;;
-      load.*) load_env+=("${line#load.}") ;;
-      compose.*) compose_env+=("${line#compose.}") ;;
+      '' | '#'* | load.* | compose.*) ;;
       *)
         name="${line%%=*}"
         [[ "${name}" =~ ^[a-z][a-z0-9_]*$ ]] || die "$1: '${line}' is not a NAME=value line"
@@ -92,7 +75,7 @@ read_run_env() {
 require_stack() {
   local running service
   running=$(compose ps --status running --format '{{.Service}}' 2>/dev/null || true)
-  for service in haproxy backend-slow backend-fast prometheus; do
+  for service in $(lab_services); do
     grep -qx "${service}" <<<"${running}" \
       || die "the lab is not running (no ${service}): start it with 'docker compose up -d --wait'"
   done
@@ -115,16 +98,15 @@ stop_load_tools() {
 # the services' settings, the HAProxy config, the backends' scale, then the
 # load, watched until its replicas end.
 run_step() {
-  local out="$1"
-  read_env "${out}/step.env" step
-  log "step ${step_index}/${step_total} ${step_label}"
-  use_compose_env "${compose_env[*]}"
-  apply_config "${run_dir}/${step_config}" "${scenario}/${step_id}" "${run_dir}/${step_listeners}" "${out}"
-  scale "${step_backends}"
-  drop_missing_sysctl "${out}"
-  start_load "${out}"
-  watch_load "${out}"
-  finish_load "${out}"
+  local step="$1/step.env"
+  log "step $(file_value "${step}" index)/$(file_value "${step}" total) $(file_value "${step}" label)"
+  use_compose_env "$(file_prefixed "${step}" compose | paste -sd' ' -)"
+  apply_config "${run_dir}/$(file_value "${step}" config)" "${scenario}/$(file_value "${step}" id)" \
+    "${run_dir}/$(file_value "${step}" listeners)" "$1" "${somaxconn}"
+  scale "$(file_value "${step}" backends)"
+  start_load "$1"
+  watch_load "$1"
+  finish_load "$1"
 }
 
 # write_versions: what ran, read off the running lab, into the run folder
@@ -132,8 +114,8 @@ run_step() {
 write_versions() {
   {
     echo "# the lab's services as they ran (scripts/scenario.sh); read by scripts/lab/cli.mjs report"
-    echo "haproxy=$(compose exec -T haproxy haproxy -v | sed -n '1s/HAProxy version \([^ ]*\).*/\1/p')"
-    echo "node=$(compose exec -T backend-slow node --version)"
+    echo "haproxy=$(instance_exec "$(first_instance)" haproxy -v | sed -n '1s/HAProxy version \([^ ]*\).*/\1/p')"
+    echo "node=$(compose exec -T "$(topology_names backend | head -n 1)" node --version)"
   } >"${run_dir}/versions.env"
 }
 
@@ -158,9 +140,9 @@ cleanup() {
     log "stopping: load generators, baseline config, backend scale"
   fi
   stop_load_tools
-  if [[ ${touched} -eq 1 ]]; then
+  if [[ ${lab_touched} -eq 1 ]]; then
     [[ -z "${applied_env}" ]] || (use_compose_env -) || true
-    restore_baseline || echo "${PROG}: could not put HAProxy back on haproxy/haproxy.cfg: run 'docker compose up -d --force-recreate haproxy'" >&2
+    restore_baseline "${run_dir}" "${somaxconn}" || echo "${PROG}: could not put HAProxy back on haproxy/haproxy.cfg: run 'docker compose up -d --force-recreate haproxy'" >&2
     (scale "${original_scale}") || true
   fi
   if [[ -f "${run_dir}/INCOMPLETE" ]]; then
@@ -191,7 +173,7 @@ plan_run() {
   read_run_env
   require_stack
   [[ "${run_preflight}" == needed ]] || return 0
-  collect_limits >"${run_dir}/limits.env" || die "could not read the machine's limits"
+  collect_limits "${run_sized_services}" "${profile_args[@]}" >"${run_dir}/limits.env" || die "could not read the machine's limits"
   labctl preflight "${scenario}" --limits "${out}/limits.env" "$@" || exit 2
   labctl plan "${scenario}" --out "${out}" --limits "${out}/limits.env" "$@" || exit 2
   read_run_env
@@ -216,7 +198,7 @@ main() {
   run_accepted=1
   started_ms=$(now_ms)
   original_scale=$(backend_scale)
-  somaxconn=$(compose exec -T haproxy cat /proc/sys/net/core/somaxconn)
+  somaxconn=$(instance_exec "$(first_instance)" cat /proc/sys/net/core/somaxconn)
   log "${scenario}: ${run_steps} steps, results in ${run_dir#"${LAB_ROOT}/"}"
   local i
   for ((i = 1; i <= run_steps; i++)); do

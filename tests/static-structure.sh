@@ -8,3 +8,31 @@
 test_static_engine_imports_point_one_way() {
   in_image NODE_IMAGE node tests/lib/import-stages.mjs scripts/lab
 }
+
+# Every shell function a script of scripts/ uses is defined in it or in a
+# file it sources (a library once called the runner's labctl, which only the
+# runner defined).
+test_static_shell_functions_come_from_the_file_or_what_it_sources() {
+  in_image NODE_IMAGE node tests/lib/shell-functions.mjs scripts/*.sh scripts/lib/*.sh .ci/run
+}
+
+# topology.txt says what haproxy.cfg, compose.yaml and prometheus.yml set.
+test_static_topology_matches_haproxy_cfg_and_compose() {
+  compose --profile '*' config --format json | in_image NODE_IMAGE node tests/lib/topology-matches.mjs
+}
+
+# The topology's numbers have one home: no port of an instance's sockets, a
+# frontend or a backend (nor its /proc/net/tcp hex form) is written in scripts/.
+test_static_topology_numbers_only_in_the_table() {
+  local ports=() port name found
+  for name in $(haproxy_instances); do
+    ports+=("$(topology_value instance "${name}" runtime_api | sed 's/.*://')" "$(topology_value instance "${name}" master_cli | sed 's/.*://')")
+  done
+  for name in $(topology_names backend); do ports+=("$(topology_value backend "${name}" port)"); done
+  mapfile -t -O "${#ports[@]}" ports < <(frontend_ports)
+  found=$(for port in $(printf '%s\n' "${ports[@]}" | sort -u); do
+    grep -rnwF -e "${port}" -e "$(printf '%04X' "${port}")" "${LAB_ROOT}/scripts" || true
+  done)
+  echo "ports of topology.txt: $(printf '%s\n' "${ports[@]}" | sort -u | paste -sd' ' -)"
+  assert_eq "" "${found}" "lines of scripts/ that write a topology port (or its hex form) themselves"
+}

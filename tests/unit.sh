@@ -115,42 +115,46 @@ test_unit_scenario_cleanup_after_a_failed_verdict_restores_the_baseline() {
   local dir rc=0 err
   dir=$(mktemp -d)
   mkdir -p "${dir}/configs"
-  echo "fe_main 8080 5000" >"${dir}/configs/baseline.listeners"
+  echo "fe_main $(frontend_ports) 5000" >"${dir}/configs/baseline.listeners"
   printf '%s\n' scenario=t steps=1 preflight=none 'load_services=loadgen holder' 'load_profiles=load hold' >"${dir}/run.env"
   # shellcheck disable=SC2016 # expanded by the inner bash
   err=$(RUN_DIR="${dir}" bash -c '
     source scripts/scenario.sh
     compose() {
       echo "compose $*" >>"${RUN_DIR}/calls"
-      [[ "$*" != *netprobe* ]] || echo "LISTEN 0 128 0.0.0.0:8080 0.0.0.0:*"
+      [[ "$*" != "ps -a -q haproxy" ]] || echo c0ffee
     }
     # The first comparison finds the step'"'"'s backlog, the second the baseline'"'"'s.
     labctl() {
       echo "labctl $*" >>"${RUN_DIR}/calls"
       [[ "$1" == listeners && ! -e "${RUN_DIR}/compared" ]] || return 0
       touch "${RUN_DIR}/compared"
-      echo "fe_main :8080 has backlog 128, the config asks 5000"
+      echo "fe_main :$(frontend_ports) has backlog 128, the config asks 5000"
       return 1
     }
     haproxy_info() { echo baseline; }
-    docker() { echo "docker $*" >>"${RUN_DIR}/calls"; }
-    run_dir="${RUN_DIR}" run_accepted=1 touched=1 original_scale=""
+    docker() {
+      echo "docker $*" >>"${RUN_DIR}/calls"
+      [[ "$*" != *-ltn* ]] || echo "LISTEN 0 128 0.0.0.0:$(frontend_ports) 0.0.0.0:*"
+    }
+    run_dir="${RUN_DIR}" run_accepted=1 lab_touched=1 original_scale=""
     read_run_env
     trap cleanup EXIT
     exit 3' 2>&1 >/dev/null) || rc=$?
   assert_eq 3 "${rc}" "exit status of the run (a failed verdict)"
   assert_eq "" "${err}" "what the cleanup said on stderr"
-  grep -q '^compose start haproxy$' "${dir}/calls" || fail "no HAProxy restart in the cleanup's calls: $(cat "${dir}/calls")"
+  grep -q '^docker start c0ffee$' "${dir}/calls" || fail "no HAProxy restart in the cleanup's calls: $(cat "${dir}/calls")"
   # Every load tool run.env names is stopped, whichever the steps used.
   grep -q '^compose --profile load --profile hold rm -sf loadgen holder$' "${dir}/calls" \
     || fail "the cleanup did not stop every load tool: $(grep ' rm ' "${dir}/calls" || echo 'no rm call')"
-  [[ -s "${dir}/baseline-restored/listen-sockets.txt" ]] || fail "the baseline's sockets were not read back"
+  [[ -s "${dir}/baseline-restored/haproxy-listen-sockets.txt" ]] || fail "the baseline's sockets were not read back"
   rm -rf "${dir}"
 }
 
-# The runner reads what the planner writes: a real plan's step.env, read by
-# scripts/scenario.sh's read_env, gives the step's values, its load
-# environment (the runner's own variables included) and its compose settings.
+# The runner reads what the planner writes: a real plan's run.env, read by
+# scripts/scenario.sh's read_env, and its step.env, read by file_value and
+# file_prefixed, give the step's values, its load environment (the runner's
+# own variables included) and its compose settings.
 test_unit_runner_reads_the_planners_step_folders() {
   local out="results/.unit-plan-$$" values
   labctl_plan() {
@@ -163,19 +167,55 @@ test_unit_runner_reads_the_planners_step_folders() {
     source scripts/scenario.sh
     run_dir="${OUT}"
     read_run_env
-    echo "run: ${run_steps} steps, preflight ${run_preflight}, services ${run_load_services}, ${profile_args[*]}"
-    read_env "$(step_dir 1)/step.env" step
-    echo "step: ${step_index}/${step_total} ${step_id} ${step_service} ${step_profile} x${step_replicas} ${step_seconds}s"
-    printf "load: %s\n" "${load_env[@]}" | grep -E "^load: (RATE|TESTID|LOADGEN_SCRIPT|LOADGEN_REPLICAS)="
-    printf "compose: %s\n" "${compose_env[@]}"')
+    echo "run: ${run_steps} steps, preflight ${run_preflight}, services ${run_load_services}, ${profile_args[*]}, sized ${run_sized_services}"
+    step=$(step_dir 1)
+    echo "step: $(step_value "${step}" index)/$(step_value "${step}" total) $(step_value "${step}" id) $(step_value "${step}" service)" \
+      "$(step_value "${step}" profile) x$(step_value "${step}" replicas) $(step_value "${step}" seconds)s"
+    file_prefixed "${step}/step.env" load | sed "s/^/load: /" | grep -E "^load: (RATE|TESTID|LOADGEN_SCRIPT|LOADGEN_REPLICAS)="
+    file_prefixed "${step}/step.env" compose | sed "s/^/compose: /"')
   rm -rf "${LAB_ROOT:?}/${out}"
   echo "${values}"
-  assert_eq "run: 2 steps, preflight none, services loadgen holder, --profile load --profile hold" \
+  assert_eq "run: 2 steps, preflight none, services loadgen holder, --profile load --profile hold, sized holder" \
     "$(sed -n 1p <<<"${values}")" "run.env as the runner reads it"
   assert_match '^step: 1/2 backend-timeout-2s loadgen load x1 [0-9.]+s$' "$(sed -n 2p <<<"${values}")" "step 1's step.env"
   assert_match "load: TESTID=backend-timeout-\\.unit-plan-[0-9]+-backend-timeout-2s" "${values}" "the step's test id"
   assert_match 'load: LOADGEN_SCRIPT=/loadgen/open.js' "${values}" "the k6 script"
   assert_match 'compose: BACKEND_SERVER_TIMEOUT_MS=2000' "${values}" "the step's compose setting"
+}
+
+# The connection preflight's limits come from each side's own container: the
+# holder's open files from a holder container (once read from backend-slow's),
+# every HAProxy instance's and the first backend's from theirs. Compose and
+# Docker are stubbed, each container answering its own limit.
+test_unit_collect_limits_reads_each_services_own_container() {
+  local limits
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  limits=$(bash -c '
+    source scripts/lib/common.sh
+    compose() {
+      case "$*" in
+        "exec -T haproxy sh -c ulimit -n") echo 3333 ;;
+        "exec -T backend-slow sh -c ulimit -n") echo 1111 ;;
+        *"run --rm --no-deps -T --entrypoint sh holder -c ulimit -n") echo 2222 ;;
+        "ps -a -q haproxy" | "ps -q backend-slow") echo c0ffee ;;
+        "ps -q --status running backend-slow") echo c0ffee ;;
+        *"config --format json") printf "{\n \"services\": {\n  \"holder\": {\n   \"deploy\": {\n    \"resources\": {\n     \"limits\": {\n      \"memory\": \"1073741824\"\n     }\n    }\n   }\n  }\n }\n}\n" ;;
+        "exec -T haproxy cat /proc/sys/net/ipv4/ip_local_port_range") printf "1024\t65535\n" ;;
+      esac
+    }
+    docker() {
+      case "$1" in
+        run) echo "1048576 262144 10 1 24000000000" ;;
+        inspect) echo 2147483648 ;;
+      esac
+    }
+    collect_limits holder --profile load --profile hold')
+  echo "${limits}"
+  assert_match $'(^|\n)holder_nofile=2222(\n|$)' "${limits}" "the holder's open files, from a holder container"
+  assert_match $'(^|\n)backend_nofile=1111(\n|$)' "${limits}" "the backend's, from backend-slow's"
+  assert_match $'(^|\n)haproxy_nofile=3333(\n|$)' "${limits}" "HAProxy's, from its instance's container"
+  assert_match $'(^|\n)holder_memory_bytes=1073741824(\n|$)' "${limits}" "the holder's own memory limit"
+  assert_match $'(^|\n)port_range=1024 65535(\n|$)' "${limits}" "HAProxy's port range"
 }
 
 test_unit_scenario_list_and_help() {

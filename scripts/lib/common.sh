@@ -1,6 +1,9 @@
 # shellcheck shell=bash
 # Helpers shared by the lab's scripts (sourced, not run). Needs only bash and
 # Docker with Compose v2 on the host: anything heavier runs in a lab container.
+# Each file that uses these sources this one; once is enough.
+[[ -z "${LAB_COMMON_SOURCED:-}" ]] || return 0
+LAB_COMMON_SOURCED=1
 
 LAB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 readonly LAB_ROOT
@@ -90,6 +93,21 @@ fit_nofile() {
   [[ -z "${lowered}" ]] || log "Docker may give a container at most ${limit} open files here (dockerd's limit): using ${lowered}"
 }
 
+# labctl ARGS...: scripts/lab/cli.mjs (the engine) in the lab's node image
+# (the host needs no node).
+labctl() {
+  docker run --rm -i --network none --user "${LAB_UID}:${LAB_GID}" \
+    -v "${LAB_ROOT}:/lab" -w /lab "$(env_value NODE_IMAGE)" node scripts/lab/cli.mjs "$@"
+}
+
+# file_value FILE NAME: NAME's value in one of the run folder's NAME=value
+# files (run.env, step.env...: scripts/lab/plan/runfolder.mjs); "" if none.
+file_value() { sed -n "s/^$2=//p" "$1" | tail -n 1; }
+
+# file_prefixed FILE PREFIX: the K=V of FILE's "PREFIX.K=V" lines (a step's
+# load.* and compose.* lines), one per line.
+file_prefixed() { sed -n "s/^$2\.//p" "$1"; }
+
 # env_value NAME: NAME as compose sees it (environment, then the env files,
 # the last file winning). Scripts run from LAB_ROOT, as compose resolves
 # COMPOSE_ENV_FILES from the working directory.
@@ -105,27 +123,100 @@ env_value() {
   echo "${last}"
 }
 
-# haproxy_cli COMMAND: run a command on HAProxy's runtime API (the
-# loopback-only TCP socket inside the container; the image has bash, no socat).
-haproxy_cli() {
-  # shellcheck disable=SC2016 # expanded by the container's bash
-  compose exec -T haproxy bash -c \
-    'exec 3<>/dev/tcp/127.0.0.1/9999 && printf "%s\n" "$1" >&3 && cat <&3' _ "$1"
+# The lab's topology: HAProxy's instances, their frontends, the backend
+# services, the other services and shared limits, one row each
+# (topology.txt; the engine reads the same file: scripts/lab/core/topology.mjs).
+readonly TOPOLOGY_FILE="${LAB_ROOT}/topology.txt"
+
+# topology_rows KIND: "NAME KEY=VALUE..." for each row of KIND, in the table's order.
+topology_rows() {
+  awk -v kind="$1" '{ sub(/#.*/, "") } $1 == kind { $1 = ""; sub(/^ +/, ""); print }' "${TOPOLOGY_FILE}"
 }
 
-# haproxy_master_cli COMMAND: a command on the master CLI (the loopback-only
-# TCP socket the master binds with -S, compose.yaml): it knows every worker
-# and counts the reloads. It keeps a connection open after a command: "quit".
-haproxy_master_cli() {
-  # shellcheck disable=SC2016 # expanded by the container's bash
-  compose exec -T haproxy bash -c \
-    'exec 3<>/dev/tcp/127.0.0.1/9998 && printf "%s; quit\n" "$1" >&3 && cat <&3' _ "$1"
+# topology_names KIND: the names of KIND's rows (a frontend's once per instance).
+topology_names() { topology_rows "$1" | awk '{ print $1 }'; }
+
+# topology_value KIND NAME KEY: KEY's value in NAME's row of KIND ("" when
+# it has none; a frontend's first row).
+topology_value() {
+  topology_rows "$1" | awk -v name="$2" -v key="$3=" '
+    $1 == name { for (i = 2; i <= NF; i++) if (index($i, key) == 1) { print substr($i, length(key) + 1); exit } }'
 }
 
-# haproxy_reloads: "RELOADS FAILED", the master's count of reloads since it
-# started and how many of them failed (its "show proc" line).
+# haproxy_instances: the HAProxy instances' names; first_instance: the first.
+haproxy_instances() { topology_names instance; }
+first_instance() { haproxy_instances | head -n 1; }
+
+# frontend_ports [INSTANCE]: the TCP ports of the frontends (of INSTANCE).
+frontend_ports() {
+  topology_rows frontend | awk -v instance="${1:-}" '
+    { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+    instance == "" || v["instance"] == instance { print v["port"] }' | sort -un
+}
+
+# lab_services: every service the lab needs running (HAProxy's, the
+# backends, the others), each once, in the table's order.
+lab_services() {
+  {
+    local instance
+    for instance in $(haproxy_instances); do topology_value instance "${instance}" service; done
+    topology_names backend
+    topology_names service
+  } | awk '!seen[$0]++'
+}
+
+# instance_compose_args INSTANCE: "[--index N] SERVICE" of INSTANCE's container.
+instance_compose_args() {
+  local service index
+  service=$(topology_value instance "$1" service)
+  [[ -n "${service}" ]] || die "no HAProxy instance '$1' in topology.txt (instances: $(haproxy_instances | paste -sd' ' -))"
+  index=$(topology_value instance "$1" index)
+  echo "${index:+--index ${index} }${service}"
+}
+
+# instance_exec INSTANCE COMMAND...: COMMAND in INSTANCE's container.
+instance_exec() {
+  local target
+  target=$(instance_compose_args "$1") || return 1
+  shift
+  # shellcheck disable=SC2086 # "[--index N] SERVICE", words
+  compose exec -T ${target} "$@"
+}
+
+# instance_container INSTANCE: the id of INSTANCE's container (a stopped one too).
+instance_container() {
+  local service index id
+  service=$(topology_value instance "$1" service) index=$(topology_value instance "$1" index)
+  for id in $(compose ps -a -q "${service}"); do
+    [[ -z "${index}" || "$(docker inspect -f '{{index .Config.Labels "com.docker.compose.container-number"}}' "${id}")" == "${index}" ]] \
+      && { echo "${id}"; return 0; }
+  done
+  return 1
+}
+
+# instance_socket_cli INSTANCE KEY COMMAND: COMMAND on the loopback TCP socket
+# KEY (runtime_api, master_cli) of INSTANCE, from inside its container (the
+# image has bash, no socat).
+instance_socket_cli() {
+  local address
+  address=$(topology_value instance "$1" "$2")
+  # shellcheck disable=SC2016 # expanded by the container's bash
+  instance_exec "$1" bash -c 'exec 3<>"/dev/tcp/${2%:*}/${2##*:}" && printf "%s\n" "$1" >&3 && cat <&3' _ "$3" "${address}"
+}
+
+# haproxy_cli COMMAND [INSTANCE]: a command on the runtime API of INSTANCE
+# (the first one by default).
+haproxy_cli() { instance_socket_cli "${2:-$(first_instance)}" runtime_api "$1"; }
+
+# haproxy_master_cli COMMAND [INSTANCE]: a command on the master CLI (the
+# loopback-only socket the master binds with -S, compose.yaml): it knows every
+# worker and counts the reloads. It keeps a connection open: "; quit".
+haproxy_master_cli() { instance_socket_cli "${2:-$(first_instance)}" master_cli "$1; quit"; }
+
+# haproxy_reloads [INSTANCE]: "RELOADS FAILED", the master's count of reloads
+# since it started and how many of them failed (its "show proc" line).
 haproxy_reloads() {
-  haproxy_master_cli "show proc" | awk '$2 == "master" { failed = $5; gsub(/[^0-9]/, "", failed); print $3, failed + 0 }'
+  haproxy_master_cli "show proc" "${1:-}" | awk '$2 == "master" { failed = $5; gsub(/[^0-9]/, "", failed); print $3, failed + 0 }'
 }
 
 # service_log SINCE SERVICE [COMPOSE_ARGS...]: what SERVICE's containers wrote
@@ -148,40 +239,63 @@ service_log() {
   done
 }
 
-# haproxy_servers BACKEND: "name status address" per server, from "show stat".
+# instance_log SINCE INSTANCE: what INSTANCE's HAProxy wrote since SINCE ("":
+# all), as the engine stored it (see service_log).
+instance_log() {
+  local since=() id
+  [[ -z "$1" ]] || since=(--since "$1")
+  id=$(instance_container "$2") || return 1
+  docker logs ${since[@]+"${since[@]}"} "${id}" 2>&1
+}
+
+# haproxy_servers BACKEND [INSTANCE]: "name status address" per server, from "show stat".
 haproxy_servers() {
-  haproxy_cli "show stat" | awk -F, -v be="$1" '
+  haproxy_cli "show stat" "${2:-}" | awk -F, -v be="$1" '
     NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     $1 == be && $2 != "BACKEND" && $2 != "FRONTEND" {
       print $2, $col["status"], ($col["addr"] == "" ? "-" : $col["addr"])
     }'
 }
 
-# haproxy_info NAME: a field of HAProxy's "show info" (Pid, CurrConns, description...).
-haproxy_info() { haproxy_cli "show info" | sed -n "s/^$1: //p"; }
+# haproxy_info NAME [INSTANCE]: a field of HAProxy's "show info" (Pid,
+# CurrConns, description...).
+haproxy_info() { haproxy_cli "show info" "${2:-}" | sed -n "s/^$1: //p"; }
 
-# description_is TEXT: HAProxy runs the config whose "description" is TEXT.
-description_is() { [[ "$(haproxy_info description)" == "$1" ]]; }
+# description_is TEXT: every HAProxy instance runs the config whose
+# "description" is TEXT.
+description_is() {
+  local instance
+  for instance in $(haproxy_instances); do
+    [[ "$(haproxy_info description "${instance}")" == "$1" ]] || return 1
+  done
+}
 
 # haproxy_stat_sum PROXY_REGEX SVNAME COLUMN: COLUMN of "show stat" summed over
-# the rows of the matching proxies (SVNAME FRONTEND, BACKEND or a server).
+# the rows of the matching proxies (SVNAME FRONTEND, BACKEND or a server), over
+# every HAProxy instance.
 haproxy_stat_sum() {
-  haproxy_cli "show stat" | awk -F, -v px="^($1)\$" -v sv="$2" -v column="$3" '
-    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-    $1 ~ px && $2 == sv { n += $col[column] }
-    END { print n + 0 }'
+  local instance
+  for instance in $(haproxy_instances); do haproxy_cli "show stat" "${instance}"; done \
+    | awk -F, -v px="^($1)\$" -v sv="$2" -v column="$3" '
+      /^# / { for (i = 1; i <= NF; i++) col[$i] = i; next }
+      $1 ~ px && $2 == sv { n += $col[column] }
+      END { print n + 0 }'
 }
 
-# servers_up BACKEND N: exactly N servers of BACKEND are UP, each with an address.
+# servers_up BACKEND N: every HAProxy instance sees exactly N servers of
+# BACKEND UP, each with an address.
 servers_up() {
-  local servers
-  servers=$(haproxy_servers "$1")
-  [[ $(grep -c ' UP [0-9]' <<<"${servers}") -eq $2 && $(grep -c ' UP' <<<"${servers}") -eq $2 ]]
+  local servers instance
+  for instance in $(haproxy_instances); do
+    servers=$(haproxy_servers "$1" "${instance}")
+    [[ $(grep -c ' UP [0-9]' <<<"${servers}") -eq $2 && $(grep -c ' UP' <<<"${servers}") -eq $2 ]] || return 1
+  done
 }
 
-# backend_scale: the running backend replicas, "backend-fast=N,backend-slow=N".
+# backend_scale: the running replicas of each backend service of the
+# topology, "backend-fast=N,backend-slow=N" (sorted by name).
 backend_scale() {
-  compose ps --format '{{.Service}}' | grep '^backend-' | sort | uniq -c \
+  compose ps --format '{{.Service}}' | grep -xF -f <(topology_names backend) | sort | uniq -c \
     | awk '{ printf "%s%s=%s", (NR > 1 ? "," : ""), $2, $1 }'
 }
 
@@ -189,7 +303,7 @@ backend_scale() {
 # through plain bash (/dev/tcp, HTTP/1.0), from the host.
 http_get() {
   local path="$1" host="${2:-127.0.0.1}" port="${3:-$(env_value HAPROXY_HTTP_PORT)}"
-  exec 4<>"/dev/tcp/${host}/${port:-8080}" || return 1
+  exec 4<>"/dev/tcp/${host}/${port}" || return 1
   printf 'GET %s HTTP/1.0\r\nHost: %s\r\n\r\n' "${path}" "${host}" >&4
   cat <&4
   exec 4<&-
@@ -251,33 +365,54 @@ memory_limits() {
     }'
 }
 
-# collect_limits: the limits that cap held connections, read off the running
-# lab and the Docker host's kernel (a Linux host or Docker Desktop's VM, seen
-# from a container on the host network), as NAME=value lines for
-# scripts/lab/plan/preflight.mjs (readLimits).
+# service_nofile SERVICE [COMPOSE_ARGS...]: the open-file limit SERVICE's own
+# container gets: asked in a running one, else in a one-off container of the
+# service (its compose settings, no dependencies started).
+service_nofile() {
+  local service="$1"
+  shift
+  if [[ -n "$(compose "$@" ps -q --status running "${service}" 2>/dev/null)" ]]; then
+    compose "$@" exec -T "${service}" sh -c 'ulimit -n'
+  else
+    compose "$@" run --rm --no-deps -T --entrypoint sh "${service}" -c 'ulimit -n' 2>/dev/null
+  fi
+}
+
+# collect_limits SIZED [COMPOSE_ARGS...]: the limits that cap held
+# connections, read off the running lab and the Docker host's kernel (a Linux
+# host or Docker Desktop's VM, seen from a container on the host network), as
+# NAME=value lines for scripts/lab/plan/preflight.mjs (readLimits): each
+# HAProxy instance's (INSTANCE_nofile, INSTANCE_memory_bytes), the first
+# backend's, and each service of SIZED's (the load tools whose limits the
+# preflight sizes: run.env's sized_services), each from its own container.
 collect_limits() {
-  local nr_open ct_max ct_count bridge mem holder_memory
+  local sized="$1" nr_open ct_max ct_count bridge mem instance backend service
+  shift
   # shellcheck disable=SC2016 # expanded by the container's shell
   read -r nr_open ct_max ct_count bridge mem < <(docker run --rm --network host "$(env_value NODE_IMAGE)" sh -c '
     for f in fs/nr_open net/netfilter/nf_conntrack_max net/netfilter/nf_conntrack_count net/bridge/bridge-nf-call-iptables; do
       printf "%s " "$(cat "/proc/sys/$f" 2>/dev/null || echo 0)"
     done
     awk "/^MemAvailable:/ { print \$2 * 1024 }" /proc/meminfo')
-  # The holder's own limit (its config also lists the services it depends on).
-  holder_memory=$(memory_limits --profile hold 2>/dev/null | awk '$1 == "holder" { print $2 }')
   echo "# the limits that cap held connections (scripts/lib/common.sh collect_limits)"
-  echo "haproxy_nofile=$(compose exec -T haproxy sh -c 'ulimit -n')"
-  echo "backend_nofile=$(compose exec -T backend-slow sh -c 'ulimit -n')"
-  echo "holder_nofile=$(compose exec -T backend-slow sh -c 'ulimit -n')"
-  echo "port_range=$(compose exec -T haproxy cat /proc/sys/net/ipv4/ip_local_port_range | awk '{ print $1, $2 }')"
+  for instance in $(haproxy_instances); do
+    echo "${instance}_nofile=$(instance_exec "${instance}" sh -c 'ulimit -n')"
+    echo "${instance}_memory_bytes=$(docker inspect -f '{{.HostConfig.Memory}}' "$(instance_container "${instance}")")"
+  done
+  backend=$(topology_names backend | head -n 1)
+  echo "backend_nofile=$(service_nofile "${backend}")"
+  echo "backend_memory_bytes=$(docker inspect -f '{{.HostConfig.Memory}}' "$(compose ps -q "${backend}" | head -n 1)")"
+  for service in ${sized}; do
+    echo "${service}_nofile=$(service_nofile "${service}" "$@")"
+    # Its own limit (its config also lists the services it depends on).
+    echo "${service}_memory_bytes=$(memory_limits "$@" 2>/dev/null | awk -v s="${service}" '$1 == s { print $2 }')"
+  done
+  echo "port_range=$(instance_exec "$(first_instance)" cat /proc/sys/net/ipv4/ip_local_port_range | awk '{ print $1, $2 }')"
   echo "nr_open=${nr_open}"
   echo "conntrack_max=${ct_max}"
   echo "conntrack_count=${ct_count}"
   echo "bridge_tracked=$([[ "${bridge}" == 1 && "${ct_max}" -gt 0 ]] && echo true || echo false)"
   echo "mem_available_bytes=${mem}"
-  echo "haproxy_memory_bytes=$(docker inspect -f '{{.HostConfig.Memory}}' "$(compose ps -q haproxy)")"
-  echo "backend_memory_bytes=$(docker inspect -f '{{.HostConfig.Memory}}' "$(compose ps -q backend-slow | head -n 1)")"
-  echo "holder_memory_bytes=${holder_memory:-0}"
 }
 
 # container_stats FILE [--profile P ...]: "name cpu% used / limit" of every
@@ -291,19 +426,29 @@ container_stats() {
     $(compose "$@" ps -q) >"${file}" 2>/dev/null || true
 }
 
-# haproxy_sockets: "CLIENT SERVER QUEUE": HAProxy's CurrConns (client side),
-# its established connections to the backends' port 8080 (0x1F90, server
-# side) and the connections waiting in fe_main's accept queue (the :8080
-# LISTEN socket's rx_queue: accepted by the kernel, not yet by HAProxy), from
-# its own /proc/net/tcp; "-" for a side that did not answer.
+# hex_ports PORT...: "0050|01BB" (80, 443): ports as /proc/net/tcp writes them.
+hex_ports() { printf '%04X\n' "$@" | paste -sd'|' -; }
+
+# haproxy_sockets [INSTANCE]: "CLIENT SERVER QUEUE" of INSTANCE (the first by
+# default): its CurrConns (client side), its established connections to the
+# backends' ports (server side) and the connections waiting in its frontends'
+# accept queues (their LISTEN sockets' rx_queue: accepted by the kernel, not
+# yet by HAProxy), from its own /proc/net/tcp; "-" for a side that did not
+# answer. The ports come from the topology.
 haproxy_sockets() {
+  local instance="${1:-$(first_instance)}" backends frontends backend
+  # shellcheck disable=SC2046 # one port per word
+  backends=$(hex_ports $(for backend in $(topology_names backend); do topology_value backend "${backend}" port; done | sort -u))
+  # shellcheck disable=SC2046 # one port per word
+  frontends=$(hex_ports $(frontend_ports "${instance}"))
   # shellcheck disable=SC2016 # expanded by the container's bash and awk
-  compose exec -T haproxy bash -c '
-    exec 3<>/dev/tcp/127.0.0.1/9999 && echo "show info" >&3 && conns=$(sed -n "s/^CurrConns: //p" <&3)
-    awk -v conns="${conns:--}" "
+  instance_exec "${instance}" bash -c '
+    exec 3<>"/dev/tcp/${1%:*}/${1##*:}" && echo "show info" >&3 && conns=$(sed -n "s/^CurrConns: //p" <&3)
+    awk -v conns="${conns:--}" -v backends="^($2)\$" -v frontends="^($3)\$" "
       function hex(h,  i, v) { for (i = 1; i <= length(h); i++) v = v * 16 + index(\"0123456789ABCDEF\", substr(h, i, 1)) - 1; return v }
       { split(\$2, l, \":\"); split(\$3, r, \":\"); split(\$5, q, \":\") }
-      \$4 == \"01\" && r[2] == \"1F90\" { n++ }
-      \$4 == \"0A\" && l[2] == \"1F90\" { queue += hex(q[2]) }
-      END { print conns, n + 0, queue + 0 }" /proc/net/tcp /proc/net/tcp6'
+      \$4 == \"01\" && r[2] ~ backends { n++ }
+      \$4 == \"0A\" && l[2] ~ frontends { queue += hex(q[2]) }
+      END { print conns, n + 0, queue + 0 }" /proc/net/tcp /proc/net/tcp6' \
+    _ "$(topology_value instance "${instance}" runtime_api)" "${backends}" "${frontends}"
 }

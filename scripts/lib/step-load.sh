@@ -1,12 +1,33 @@
-# shellcheck shell=bash disable=SC2034,SC2154 # the runner's globals, set and read there
-# One step's load for scripts/scenario.sh (sourced after scripts/lib/common.sh):
-# start the step's load tool as its step.env says, watch it (HAProxy's
-# connections and accept queue every second, progress), keep the evidence.
-# Uses the runner's globals: scenario, the step_* values of step.env,
-# load_env, profile_args, grafana_ok.
+# shellcheck shell=bash
+# One step's load for scripts/scenario.sh: start the step's load tool as its
+# step.env says, watch it (every HAProxy instance's connections and accept
+# queue every second, progress), keep the evidence. Each function takes the
+# step's folder (results/SCENARIO/STAMP/steps/NN-id) and reads what it needs
+# from the run folder's files (scripts/lab/plan/runfolder.mjs): step.env,
+# the run's run.env, and started.env, which start_load writes for the rest.
+# shellcheck source=scripts/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-# annotate TEXT TAGS [TIME_END_MS]: a Grafana annotation (region when
-# TIME_END_MS), posted from the Prometheus container on the lab network.
+# 0 once Grafana did not answer: no more annotations this run.
+grafana_ok=1
+
+# step_value DIR NAME: NAME of the step's step.env; run_value DIR NAME: of
+# its run's run.env; started_value DIR NAME: of what start_load wrote.
+step_value() { file_value "$1/step.env" "$2"; }
+run_value() { file_value "$1/../../run.env" "$2"; }
+started_value() { file_value "$1/started.env" "$2"; }
+
+# load_profile_args DIR: "--profile P" for every load tool's profile (run.env).
+load_profile_args() {
+  local profile
+  for profile in $(run_value "$1" load_profiles); do printf -- '--profile\n%s\n' "${profile}"; done
+}
+
+# now_ms: milliseconds since the epoch (Grafana's time unit).
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# annotate TEXT TAGS [TIME_END_MS TIME_MS]: a Grafana annotation (a region
+# with TIME_END_MS), posted from the Prometheus container on the lab network.
 annotate() {
   [[ ${grafana_ok} -eq 1 ]] || return 0
   local now body
@@ -20,8 +41,11 @@ annotate() {
   fi
 }
 
-# hits_so_far: 2xx answers of every backend since the step's reload.
-# (0 while HAProxy is down, e.g. OOM-killed.)
+# step_tags DIR: the step's annotation tags.
+step_tags() { echo "\"haproxy-lab\",\"$(run_value "$1" scenario)\",\"$(step_value "$1" id)\""; }
+
+# hits_so_far: 2xx answers of every backend (every instance) since the step's
+# reload. (0 while HAProxy is down, e.g. OOM-killed.)
 hits_so_far() { haproxy_stat_sum 'be_.*' BACKEND hrsp_2xx 2>/dev/null || true; }
 
 # progress STEP SECONDS_LEFT|done HITS: one line rewritten in place on a
@@ -43,95 +67,129 @@ progress() {
   fi
 }
 
-netstat_of_haproxy() { compose exec -T haproxy cat /proc/net/netstat; }
+# netstat_of INSTANCE: the kernel's counters in INSTANCE's network namespace.
+netstat_of() { instance_exec "$1" cat /proc/net/netstat; }
 
-# drop_missing_sysctl DIR: load_env without a LOADGEN_SYSCTL this Docker
-# host's kernel does not have (the load generators would not start), and a
-# note in DIR/notes.txt saying so.
-drop_missing_sysctl() {
-  local kv setting="" kept=()
-  for kv in "${load_env[@]}"; do [[ "${kv}" == LOADGEN_SYSCTL=* ]] && setting="${kv#LOADGEN_SYSCTL=}"; done
-  [[ -n "${setting}" ]] || return 0
-  docker run --rm --network none --entrypoint sh "$(env_value NODE_IMAGE)" \
-    -c "test -e /proc/sys/$(tr . / <<<"${setting%%=*}")" && return 0
-  log "the clients' kernel has no ${setting%%=*}: the step runs with the kernel's own setting"
-  echo "the clients' kernel has no ${setting%%=*}: this step ran without ${setting}" >>"$1/notes.txt"
-  for kv in "${load_env[@]}"; do [[ "${kv}" == LOADGEN_SYSCTL=* ]] || kept+=("${kv}"); done
-  load_env=("${kept[@]}")
+# step_load_env DIR: the load containers' environment (step.env's load.*
+# lines), without a LOADGEN_SYSCTL this Docker host's kernel does not have
+# (the load generators would not start), with a note in DIR/notes.txt.
+step_load_env() {
+  local kv setting
+  setting=$(file_prefixed "$1/step.env" load | sed -n 's/^LOADGEN_SYSCTL=//p')
+  if [[ -n "${setting}" ]] && ! docker run --rm --network none --entrypoint sh "$(env_value NODE_IMAGE)" \
+      -c "test -e /proc/sys/$(tr . / <<<"${setting%%=*}")"; then
+    log "the clients' kernel has no ${setting%%=*}: the step runs with the kernel's own setting" >&2
+    echo "the clients' kernel has no ${setting%%=*}: this step ran without ${setting}" >>"$1/notes.txt"
+    setting=""
+  fi
+  while IFS= read -r kv; do
+    [[ "${kv}" == LOADGEN_SYSCTL=* && -z "${setting}" ]] || echo "${kv}"
+  done < <(file_prefixed "$1/step.env" load)
 }
 
-# sample FILE T: "t haproxy_conns backend_conns accept_queue" while the load runs.
+# sample DIR T: one line "t haproxy_conns backend_conns accept_queue" per
+# HAProxy instance (DIR/INSTANCE-samples.txt); prints the client connections
+# of them all ("-" if one did not answer), for the progress line.
 sample() {
-  local line
-  line=$(haproxy_sockets 2>/dev/null) || line="- - -"
-  echo "$2 ${line}" >>"$1"
-  current_conns="${line%% *}"
+  local instance line total=0
+  for instance in $(haproxy_instances); do
+    line=$(haproxy_sockets "${instance}" 2>/dev/null) || line="- - -"
+    echo "$2 ${line}" >>"$1/${instance}-samples.txt"
+    if [[ "${total}" != - && "${line%% *}" =~ ^[0-9]+$ ]]; then total=$((total + ${line%% *})); else total=-; fi
+  done
+  echo "${total}"
 }
-
-# now_ms: milliseconds since the epoch (Grafana's time unit).
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # start_load DIR: the step's load tool, scaled to its replicas, with the
-# step's load environment; the evidence "before" into DIR.
+# step's load environment; the evidence "before" into DIR, and DIR/started.env.
 start_load() {
-  netstat_of_haproxy >"$1/netstat-before.txt"
-  container_stats "$1/memory-before.txt" "${profile_args[@]}"
-  step_started_ms=$(now_ms)
-  step_since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  annotate "${scenario} step ${step_index}/${step_total}: ${step_label}" "\"haproxy-lab\",\"${scenario}\",\"${step_id}\""
-  # Answers before the load (the previous step's leftovers) are not this step's.
-  hits_before=$(hits_so_far)
+  local instance env_lines service profiles
+  for instance in $(haproxy_instances); do netstat_of "${instance}" >"$1/${instance}-netstat-before.txt"; done
+  mapfile -t profiles < <(load_profile_args "$1")
+  container_stats "$1/memory-before.txt" "${profiles[@]}"
+  {
+    echo "# when step $(step_value "$1" index) started (scripts/lib/step-load.sh start_load)"
+    echo "started_at_ms=$(now_ms)"
+    echo "since=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    # Answers before the load (the previous step's leftovers) are not this step's.
+    echo "hits_before=$(hits_so_far)"
+  } >"$1/started.env"
+  annotate "$(run_value "$1" scenario) step $(step_value "$1" index)/$(step_value "$1" total): $(step_value "$1" label)" "$(step_tags "$1")"
+  env_lines=$(step_load_env "$1")
+  service=$(step_value "$1" service)
   (
-    for kv in "${load_env[@]}"; do export "${kv?}"; done
-    compose --profile "${step_profile}" up -d --no-deps --scale "${step_service}=${step_replicas}" "${step_service}" >/dev/null 2>&1
-  ) || die "could not start the load generators (${step_service})"
+    while IFS= read -r kv; do [[ -z "${kv}" ]] || export "${kv?}"; done <<<"${env_lines}"
+    compose --profile "$(step_value "$1" profile)" up -d --no-deps --scale "${service}=$(step_value "$1" replicas)" "${service}" >/dev/null 2>&1
+  ) || die "could not start the load generators (${service})"
 }
 
-# watch_load DIR: until the load tool's replicas end, HAProxy's connections
-# and accept queue every second (DIR/samples.txt), progress, and once the load
-# has settled (or mid-hold) every container's CPU and memory (DIR/cpu.txt)
-# with HAProxy's own view beside it.
+# watch_load DIR: until the load tool's replicas end, every HAProxy instance's
+# connections and accept queue every second (DIR/INSTANCE-samples.txt),
+# progress, and once the load has settled (or mid-hold) every container's CPU
+# and memory (DIR/cpu.txt) with each instance's own view beside it.
 watch_load() {
-  local started=${SECONDS}
-  echo "t haproxy_conns backend_conns accept_queue" >"$1/samples.txt"
-  while [[ -n "$(compose --profile "${step_profile}" ps -q --status running "${step_service}" 2>/dev/null)" ]]; do
-    sample "$1/samples.txt" $((SECONDS - started))
-    progress "${step_index}/${step_total} ${step_label}" $((step_seconds - (SECONDS - started))) \
-      "${current_conns} conns, $(($(hits_so_far) - hits_before))"
-    if [[ ! -s "$1/cpu.txt" ]] && ((SECONDS - started >= step_sample_at)); then
-      container_stats "$1/cpu.txt" "${profile_args[@]}"
-      haproxy_cli "show info" >"$1/haproxy-info-peak.txt" 2>/dev/null || true
+  local started=${SECONDS} instance conns service profile seconds sample_at title hits_before profiles
+  service=$(step_value "$1" service) profile=$(step_value "$1" profile)
+  seconds=$(step_value "$1" seconds) sample_at=$(step_value "$1" sample_at)
+  title="$(step_value "$1" index)/$(step_value "$1" total) $(step_value "$1" label)"
+  hits_before=$(started_value "$1" hits_before)
+  mapfile -t profiles < <(load_profile_args "$1")
+  for instance in $(haproxy_instances); do echo "t haproxy_conns backend_conns accept_queue" >"$1/${instance}-samples.txt"; done
+  while [[ -n "$(compose --profile "${profile}" ps -q --status running "${service}" 2>/dev/null)" ]]; do
+    conns=$(sample "$1" $((SECONDS - started)))
+    progress "${title}" $((seconds - (SECONDS - started))) "${conns} conns, $(($(hits_so_far) - hits_before))"
+    if [[ ! -s "$1/cpu.txt" ]] && ((SECONDS - started >= sample_at)); then
+      container_stats "$1/cpu.txt" "${profiles[@]}"
+      for instance in $(haproxy_instances); do
+        haproxy_cli "show info" "${instance}" >"$1/${instance}-info-peak.txt" 2>/dev/null || true
+      done
     fi
     sleep 1
   done
 }
 
+# instances_state: how each HAProxy container stands (OOM-killed, status,
+# exit code), "; " between instances.
+instances_state() {
+  local instance
+  for instance in $(haproxy_instances); do
+    docker inspect -f 'oom_killed={{.State.OOMKilled}} status={{.State.Status}} exit={{.State.ExitCode}}' \
+      "$(instance_container "${instance}")" 2>/dev/null
+  done | paste -sd';' - | sed 's/;/; /g'
+}
+
 # finish_load DIR: HAProxy's counters and log, how the step ended
 # (DIR/outcome.env), the load tool's own log, its replicas removed.
 finish_load() {
-  local ended_ms
-  progress "${step_index}/${step_total} ${step_label}" "done" "$(($(hits_so_far) - hits_before))"
+  local ended_ms service profile started_ms title hits_before
+  service=$(step_value "$1" service) profile=$(step_value "$1" profile)
+  started_ms=$(started_value "$1" started_at_ms) hits_before=$(started_value "$1" hits_before)
+  title="$(step_value "$1" index)/$(step_value "$1" total) $(step_value "$1" label)"
+  progress "${title}" "done" "$(($(hits_so_far) - hits_before))"
   ended_ms=$(now_ms)
-  step_evidence "$1" "${step_since}"
+  step_evidence "$1" "$(started_value "$1" since)"
   {
-    echo "# how step ${step_index} ended (scripts/scenario.sh); read by scripts/lab/report/report.mjs"
-    echo "started_at_ms=${step_started_ms}"
+    echo "# how step $(step_value "$1" index) ended (scripts/scenario.sh); read by scripts/lab/evidence/run.mjs"
+    echo "started_at_ms=${started_ms}"
     echo "ended_at_ms=${ended_ms}"
-    echo "exit_codes=$(compose --profile "${step_profile}" ps -a --format '{{.ExitCode}}' "${step_service}" | paste -sd, -)"
-    echo "haproxy_state=$(docker inspect -f 'oom_killed={{.State.OOMKilled}} status={{.State.Status}} exit={{.State.ExitCode}}' \
-      "$(compose ps -a -q haproxy)" 2>/dev/null)"
+    echo "exit_codes=$(compose --profile "${profile}" ps -a --format '{{.ExitCode}}' "${service}" | paste -sd, -)"
+    echo "haproxy_state=$(instances_state)"
   } >"$1/outcome.env"
   # The load generators' own words (k6: why requests failed), before they go.
-  service_log "" "${step_service}" --profile "${step_profile}" >"$1/${step_service}-log.txt" 2>&1 || true
-  compose --profile "${step_profile}" rm -sf "${step_service}" >/dev/null 2>&1
-  annotate "${scenario}: ${step_label}" "\"haproxy-lab\",\"${scenario}\",\"${step_id}\"" "${ended_ms}" "${step_started_ms}"
+  service_log "" "${service}" --profile "${profile}" >"$1/${service}-log.txt" 2>&1 || true
+  compose --profile "${profile}" rm -sf "${service}" >/dev/null 2>&1
+  annotate "$(run_value "$1" scenario): $(step_value "$1" label)" "$(step_tags "$1")" "${ended_ms}" "${started_ms}"
 }
 
-# step_evidence DIR SINCE: HAProxy's counters and the log lines it wrote
-# during the step (only abnormal ones: dontlog-normal), e.g. SD aborts.
+# step_evidence DIR SINCE: each HAProxy instance's counters, its kernel's, and
+# the log lines it wrote during the step (only abnormal ones: dontlog-normal),
+# e.g. SD aborts, into DIR/INSTANCE-*.
 step_evidence() {
-  haproxy_cli "show info" >"$1/haproxy-info.txt" 2>/dev/null || true
-  haproxy_cli "show stat" >"$1/haproxy-stat.csv" 2>/dev/null || true
-  netstat_of_haproxy >"$1/netstat-after.txt" 2>/dev/null || true
-  service_log "$2" haproxy >"$1/haproxy-log.txt" 2>/dev/null || true
+  local instance
+  for instance in $(haproxy_instances); do
+    haproxy_cli "show info" "${instance}" >"$1/${instance}-info.txt" 2>/dev/null || true
+    haproxy_cli "show stat" "${instance}" >"$1/${instance}-stat.csv" 2>/dev/null || true
+    netstat_of "${instance}" >"$1/${instance}-netstat-after.txt" 2>/dev/null || true
+    instance_log "$2" "${instance}" >"$1/${instance}-log.txt" 2>/dev/null || true
+  done
 }

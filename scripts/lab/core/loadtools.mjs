@@ -20,6 +20,9 @@
 //   sampleAt(env, s)  when, after the start, to take the mid-load snapshot
 //                     (every container's CPU and memory, HAProxy's show info)
 //   needs             what a scenario must say for the tool to run
+//   sized             the connection preflight sizes its replicas: the runner
+//                     reads its own container's limits (SERVICE_nofile,
+//                     SERVICE_memory_bytes in limits.env)
 import { loadConfig } from '../../../loadgen/holder/lib.mjs';
 import { UsageError, parseDuration } from './usage.mjs';
 
@@ -54,6 +57,7 @@ export const LOAD_TOOLS = {
     seconds: (env) => parseDuration(env.DURATION ?? env.MAX_DURATION),
     sampleAt: (env, seconds) => Math.min(5, seconds / 2),
     needs: (env) => (env.DURATION || env.MAX_DURATION ? null : 'DURATION (or MAX_DURATION for a fixed count of requests)'),
+    sized: false,
   }),
   holder: loadToolEntry({
     service: 'holder',
@@ -68,6 +72,7 @@ export const LOAD_TOOLS = {
     seconds: (env) => { const c = loadConfig(env); return c.rampUp + c.hold + c.rampDown; },
     sampleAt: (env) => { const c = loadConfig(env); return c.rampUp + c.hold / 2; },
     needs: () => null,
+    sized: true,
   }),
 };
 

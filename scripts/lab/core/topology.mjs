@@ -71,9 +71,6 @@ export function parseTopology(text, source = 'topology.txt') {
 // The lab's own table.
 export const TOPOLOGY = parseTopology(readFileSync(TOPOLOGY_FILE, 'utf8'));
 
-// portOf ADDRESS: the TCP port of "127.0.0.1:9999".
-export const portOf = (address) => Number(address.slice(address.lastIndexOf(':') + 1));
-
 // frontendsOf TOPOLOGY [INSTANCE]: the frontends (of one instance).
 export function frontendsOf(topology, instance) {
   return topology.frontends.filter((f) => instance === undefined || f.instance === instance);
@@ -87,5 +84,5 @@ export function backendNamed(topology, service) {
 }
 
 // serverTemplate BACKEND SLOTS: the "server-template" setting of its HAProxy
-// backend, as haproxy.cfg writes it ("slow 10 backend-slow:8080").
+// backend, as haproxy.cfg writes it ("slow 10 backend-slow:PORT").
 export const serverTemplate = (backend, slots = backend.slots) => `${backend.template} ${slots} ${backend.name}:${backend.port}`;

@@ -17,7 +17,7 @@ function option(list, keyword) {
   return at >= 0 && /^\d+$/.test(list[at + 1] ?? '') ? Number(list[at + 1]) : null;
 }
 
-// TCP port of a bind address (":8080", "0.0.0.0:8080", "ipv4@127.0.0.1:9999",
+// TCP port of a bind address (":80", "0.0.0.0:80", "ipv4@127.0.0.1:9000",
 // "[::]:80"); null for unix sockets and other families.
 function portOf(address) {
   if (/^(unix|abns|abnsz|fd|sockpair|quic\d?|udp\d?)@/.test(address) || address.startsWith('/')) return null;
@@ -54,7 +54,7 @@ export function expectedListeners(text) {
     if (w[0] === 'maxconn') proxy.maxconn = option(w, 'maxconn');
     if (w[0] === 'backlog') proxy.backlog = option(w, 'backlog');
     if (w[0] === 'bind') {
-      // "bind :8080,:8081 opts": one socket per address.
+      // "bind :80,:81 opts": one socket per address.
       for (const address of w[1].split(',')) {
         const port = portOf(address);
         if (port !== null) proxy.binds.push({ port, backlog: option(w, 'backlog'), maxconn: option(w, 'maxconn') });

@@ -3,8 +3,11 @@
 //   run.env               the run: scenario, step count, whether the
 //                         connection preflight is still to come, and the
 //                         services and profiles of every load tool (the
-//                         runner's cleanup stops them all)
+//                         runner's cleanup stops them all), and the load
+//                         tools whose own limits the preflight reads
 //   steps/NN-id/step.env  one step: what to apply and what to start
+// and the runner writes back, per step: started.env (when the load started,
+// for the functions that watch and finish it) and outcome.env (how it ended).
 // Format: one NAME=value per line, the value to the end of the line (no
 // quoting: the planner checks that values are one line, and load and compose
 // values one word); "#" starts a comment line. "load.NAME=value" lines are the
@@ -28,6 +31,7 @@ export function runEnv(plan, preflight) {
       ['preflight', preflight],
       ['load_services', allTools('service')],
       ['load_profiles', allTools('profile')],
+      ['sized_services', Object.values(LOAD_TOOLS).filter((t) => t.sized).map((t) => t.service).join(' ')],
     ],
   );
 }

@@ -7,6 +7,10 @@ import path from 'node:path';
 import { expectedListeners, listenersText } from '../plan/listeners.mjs';
 import { compareListeners, parseSs } from '../run/sockets.mjs';
 import { renderConfig } from '../plan/render.mjs';
+import { TOPOLOGY } from '../core/topology.mjs';
+
+// fe_main's port (topology.txt), as haproxy.cfg binds it.
+const PORT = TOPOLOGY.frontends[0].port;
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
 const baseline = fs.readFileSync(path.join(root, 'haproxy/haproxy.cfg'), 'utf8');
@@ -41,8 +45,8 @@ listen f
 const SS = `State  Recv-Q Send-Q Local Address:Port  Peer Address:Port
 LISTEN 0      2000         0.0.0.0:8405       0.0.0.0:*
 LISTEN 0      2000         0.0.0.0:8404       0.0.0.0:*
-LISTEN 0      10         127.0.0.1:9999       0.0.0.0:*
-LISTEN 129    128          0.0.0.0:8080       0.0.0.0:*
+LISTEN 0      10         127.0.0.1:9000       0.0.0.0:*
+LISTEN 129    128          0.0.0.0:${PORT}       0.0.0.0:*
 LISTEN 0      4096      127.0.0.11:43607      0.0.0.0:*
 `;
 
@@ -55,12 +59,12 @@ describe('expected listening sockets', () => {
 
   test('the baseline: every frontend at the global maxconn; stats sockets are not binds', () => {
     assert.deepEqual(expectedListeners(baseline).map((l) => `${l.proxy} ${l.port} ${l.backlog}`),
-      ['stats 8404 5000', 'metrics 8405 5000', 'fe_main 8080 5000']);
+      ['stats 8404 5000', 'metrics 8405 5000', `fe_main ${PORT} 5000`]);
   });
 
   test('a tuning step: its bind backlog on fe_main, its maxconn everywhere else', () => {
-    const cfg = renderConfig(baseline, { global: { maxconn: '2000' }, 'frontend fe_main': { bind: ':8080 backlog 128' } }, 't/x');
-    assert.equal(listenersText(expectedListeners(cfg)), 'stats 8404 2000\nmetrics 8405 2000\nfe_main 8080 128\n');
+    const cfg = renderConfig(baseline, { global: { maxconn: '2000' }, 'frontend fe_main': { bind: `:${PORT} backlog 128` } }, 't/x');
+    assert.equal(listenersText(expectedListeners(cfg)), `stats 8404 2000\nmetrics 8405 2000\nfe_main ${PORT} 128\n`);
   });
 
   test('unix sockets are skipped, several addresses on one bind are several sockets', () => {
@@ -77,23 +81,23 @@ describe('expected listening sockets', () => {
 describe('ss and the comparison', () => {
   test('ss -ltn: Recv-Q is the accept queue, Send-Q the backlog, with or without header and State', () => {
     const parsed = parseSs(SS);
-    assert.deepEqual(parsed[8080], { queue: 129, backlog: 128 });
+    assert.deepEqual(parsed[PORT], { queue: 129, backlog: 128 });
     assert.deepEqual(parsed[8404], { queue: 0, backlog: 2000 });
     assert.deepEqual(parseSs('0 511 [::]:80 [::]:*\n'), { 80: { queue: 0, backlog: 511 } });
   });
 
   test('what runs as asked: no difference', () => {
-    const asked = [{ proxy: 'fe_main', port: 8080, backlog: 128 }, { proxy: 'stats', port: 8404, backlog: 2000 }];
+    const asked = [{ proxy: 'fe_main', port: PORT, backlog: 128 }, { proxy: 'stats', port: 8404, backlog: 2000 }];
     assert.deepEqual(compareListeners(asked, parseSs(SS), 65535), []);
   });
 
   test('a reload that kept the old socket: named with both backlogs', () => {
-    const asked = [{ proxy: 'fe_main', port: 8080, backlog: 5000 }];
-    assert.deepEqual(compareListeners(asked, parseSs(SS), 65535), ['fe_main :8080 has backlog 128, the config asks 5000']);
+    const asked = [{ proxy: 'fe_main', port: PORT, backlog: 5000 }];
+    assert.deepEqual(compareListeners(asked, parseSs(SS), 65535), [`fe_main :${PORT} has backlog 128, the config asks 5000`]);
   });
 
   test('the kernel caps a backlog at somaxconn: asked 5000 with somaxconn 128 is 128', () => {
-    assert.deepEqual(compareListeners([{ proxy: 'fe_main', port: 8080, backlog: 5000 }], parseSs(SS), 128), []);
+    assert.deepEqual(compareListeners([{ proxy: 'fe_main', port: PORT, backlog: 5000 }], parseSs(SS), 128), []);
   });
 
   test('a port that does not listen', () => {

@@ -9,6 +9,7 @@ import {
 import { TOPOLOGY } from '../core/topology.mjs';
 
 const MAX_REPLICAS = TOPOLOGY.limits.replicas;
+const SLOW_PORT = TOPOLOGY.backends.find((b) => b.name === 'backend-slow').port;
 
 // This machine: dockerd's hard nofile 20000 caps every container.
 const here = {
@@ -72,9 +73,9 @@ test('levels: replicas so no IP pair runs out of ports, maxconn and timeouts abo
   assert.equal(big.env.HOLDER_REPLICAS, '4');
   assert.equal(big.haproxy.global.maxconn, '100050');
   assert.equal(big.haproxy.defaults['timeout server'], '180s');
-  assert.equal(big.haproxy['backend be_slow']['server-template slow'], '10 backend-slow:8080');
+  assert.equal(big.haproxy['backend be_slow']['server-template slow'], `10 backend-slow:${SLOW_PORT}`);
   const huge = sizeLevels(1000000, [1], { ...limits, haproxy_nofile: 4194304 }, 60)[0];
-  assert.equal(huge.haproxy['backend be_slow']['server-template slow'], '36 backend-slow:8080');
+  assert.equal(huge.haproxy['backend be_slow']['server-template slow'], `36 backend-slow:${SLOW_PORT}`);
 });
 
 test('the printed table names every limit and the one that binds', () => {

@@ -2,6 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { renderConfig } from '../plan/render.mjs';
+import { TOPOLOGY } from '../core/topology.mjs';
+
+// The port haproxy.cfg binds and the backends listen on (topology.txt).
+const PORT = TOPOLOGY.frontends[0].port;
 
 const baseline = readFileSync(new URL('../../../haproxy/haproxy.cfg', import.meta.url), 'utf8');
 const section = (text, header) => {
@@ -27,7 +31,7 @@ test('replaces a global setting and sets the description', () => {
 test('adds a missing setting at the end of its section, not after trailing comments', () => {
   const out = renderConfig(baseline, { 'backend be_fast': { fullconn: '1' } }, 'x');
   const be = section(out, 'backend be_fast');
-  assert.match(be, /server-template fast 10 backend-fast:8080\n {4}fullconn 1/);
+  assert.match(be, new RegExp(`server-template fast 10 backend-fast:${PORT}\n {4}fullconn 1`));
   // other backends untouched
   assert.doesNotMatch(section(out, 'backend be_slow'), /fullconn/);
 });
@@ -36,13 +40,13 @@ test('lists give several lines, null removes, "+" appends', () => {
   const out = renderConfig(baseline, {
     global: { 'cpu-map': ['1/1 0', '1/2 1'], 'stats timeout': null },
     'backend be_slow': { 'default-server+': 'minconn 1 maxconn 20' },
-    'frontend fe_main': { bind: ':8080 backlog 128' },
+    'frontend fe_main': { bind: `:${PORT} backlog 128` },
   }, 'x');
   assert.match(section(out, 'global'), / {4}cpu-map 1\/1 0\n {4}cpu-map 1\/2 1/);
   assert.doesNotMatch(section(out, 'global'), /stats timeout/);
   assert.match(section(out, 'global'), /stats socket/, 'a longer keyword sharing a prefix stays');
   assert.match(section(out, 'backend be_slow'), /default-server check .* resolve-prefer ipv4 minconn 1 maxconn 20$/m);
-  assert.match(section(out, 'frontend fe_main'), /^ {4}bind :8080 backlog 128$/m);
+  assert.match(section(out, 'frontend fe_main'), new RegExp(`^ {4}bind :${PORT} backlog 128$`, 'm'));
 });
 
 test('multi-word keywords match whole words only', () => {

@@ -8,6 +8,10 @@ import { buildReport, formatTable, readRun, writeOutputs } from '../report/repor
 import { toCSV, toMarkdown } from '../report/format.mjs';
 import { formatValue } from '../core/metrics.mjs';
 import { checkTags } from './xml.mjs';
+import { TOPOLOGY } from '../core/topology.mjs';
+
+// fe_main's port (topology.txt).
+const PORT = TOPOLOGY.frontends[0].port;
 
 const fixtures = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
 const tmpDirs = [];
@@ -121,7 +125,7 @@ describe('readRun: metrics from the step files', () => {
         'netstat-before.txt': 'TcpExt: SyncookiesSent ListenOverflows ListenDrops\nTcpExt: 1 5 5\n',
         'netstat-after.txt': 'TcpExt: SyncookiesSent ListenOverflows ListenDrops\nTcpExt: 301 1705 1712\n',
         'samples.txt': 't haproxy_conns backend_conns accept_queue\n0 900 900 0\n1 2000 2000 129\n2 - - -\n3 2000 2000 57\n',
-        'listen-sockets.txt': 'State  Recv-Q Send-Q Local Address:Port  Peer Address:Port\nLISTEN 0      128          0.0.0.0:8080       0.0.0.0:*\n',
+        'listen-sockets.txt': `State  Recv-Q Send-Q Local Address:Port  Peer Address:Port\nLISTEN 0      128          0.0.0.0:${PORT}       0.0.0.0:*\n`,
         'notes.txt': 'the clients\' kernel has no net.ipv4.tcp_syn_linear_timeouts: this step ran without it\n',
       },
     }));
@@ -138,7 +142,7 @@ describe('readRun: metrics from the step files', () => {
     })));
     assert.equal(report.readings[0], 'SYN retries, connects by how long they took — a (tcp_syn_linear_timeouts 0): 250 connects after ≥1 s — 1 s: 150, 3 s: 100');
     const md = toMarkdown(buildReport(run));
-    assert.match(md, /accept queue of fe_main :8080: backlog \(ss\) 128, longest queue sampled 129; HAProxy's kernel: listen overflows 1700, listen drops 1707, SYN cookies sent 300/);
+    assert.match(md, new RegExp(`accept queue of fe_main :${PORT}: backlog \\(ss\\) 128, longest queue sampled 129; HAProxy's kernel: listen overflows 1700, listen drops 1707, SYN cookies sent 300`));
     assert.match(md, /clients: SYN retransmits 670; connects that took about N s: 1 s: 150, 3 s: 240, 7 s: 10 \(clients' kernel: net.ipv4.tcp_syn_retries 6, net.ipv4.tcp_syn_linear_timeouts 0\)/);
     assert.match(md, /- note: the clients' kernel has no net.ipv4.tcp_syn_linear_timeouts/);
   });

@@ -20,7 +20,7 @@ const port = TOPOLOGY.frontends[0].port;
 // Two HAProxy processes running one config (fe_main on each), the first
 // with a second frontend of its own.
 const TWO = `${fs.readFileSync(new URL('../../../topology.txt', import.meta.url), 'utf8')}
-instance haproxy-2 service=haproxy index=2 runtime_api=127.0.0.1:9999 master_cli=127.0.0.1:9998
+instance haproxy-2 service=haproxy index=2 runtime_api=${TOPOLOGY.instances[0].runtime_api} master_cli=${TOPOLOGY.instances[0].master_cli}
 frontend fe_main instance=haproxy-2 protocol=http port=${port}
 frontend fe_alt instance=haproxy protocol=http port=${port + 1}
 `;
