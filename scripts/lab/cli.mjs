@@ -90,7 +90,8 @@ function connectionSizing(scenario, options, limitsFile) {
   const wanted = options.target ?? (options.quick ? scenario.connections.quick : undefined) ?? scenario.connections.default;
   const p = preflight(wanted, limits);
   const env = { ...scenario.load.env, ...(options.quick ? scenario.quick?.env : {}) };
-  const hold = ['RAMP_UP', 'HOLD', 'RAMP_DOWN', 'GRACE'].reduce((t, k) => t + Number(env[k] ?? 0), 0);
+  // The tool's own defaults for what the scenario leaves out.
+  const hold = LOAD_TOOLS[scenario.load.tool ?? DEFAULT_TOOL].lastSeconds(env);
   const sizes = p.fits ? sizeLevels(p.target, scenario.steps.map((t) => t.fraction), limits, hold) : null;
   return { preflight: { ...p, limits }, sizes };
 }

@@ -17,6 +17,8 @@
 //   env(step)         variables the runner sets for every step (besides
 //                     TESTID, LOADGEN_SUMMARY_DIR and the replicas variable)
 //   seconds(env)      how long a step's load runs
+//   lastSeconds(env)  the longest its connections can last (what the
+//                     timeouts of a sized step must outlast)
 //   sampleAt(env, s)  when, after the start, to take the mid-load snapshot
 //                     (every container's CPU and memory, HAProxy's show info)
 //   needs             what a scenario must say for the tool to run
@@ -55,6 +57,7 @@ export const LOAD_TOOLS = {
     // A closed or open model runs DURATION; a fixed count of requests
     // (requests.js) ends by itself, at the latest at MAX_DURATION.
     seconds: (env) => parseDuration(env.DURATION ?? env.MAX_DURATION),
+    lastSeconds: (env) => parseDuration(env.DURATION ?? env.MAX_DURATION),
     sampleAt: (env, seconds) => Math.min(5, seconds / 2),
     needs: (env) => (env.DURATION || env.MAX_DURATION ? null : 'DURATION (or MAX_DURATION for a fixed count of requests)'),
     sized: false,
@@ -70,6 +73,7 @@ export const LOAD_TOOLS = {
     env: () => ({}),
     // The holder's own defaults (loadgen/holder/lib.mjs) for what a step leaves out.
     seconds: (env) => { const c = loadConfig(env); return c.rampUp + c.hold + c.rampDown; },
+    lastSeconds: (env) => { const c = loadConfig(env); return c.rampUp + c.hold + c.rampDown + c.grace; },
     sampleAt: (env) => { const c = loadConfig(env); return c.rampUp + c.hold / 2; },
     needs: () => null,
     sized: true,
