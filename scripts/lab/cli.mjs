@@ -5,7 +5,7 @@
 //   plan NAME --out DIR [--quick] [--duration S] [--replicas N] [--repeat N]
 //                             write DIR/plan.json, DIR/topology.txt, each step's HAProxy config,
 //                             DIR/run.env and DIR/steps/NN-id/step.env (the
-//                             runner's only input: scripts/lab/runfolder.mjs)
+//                             runner's only input: scripts/lab/plan/runfolder.mjs)
 //   plan NAME --check [...]   only check the name and options
 //   preflight NAME --limits FILE [--quick] [--target N|max]
 //                             the limits that cap a connection scenario and the

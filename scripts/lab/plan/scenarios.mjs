@@ -10,7 +10,7 @@ import { parseExpectation } from '../core/expectations.mjs';
 import { TOPOLOGY, backendNamed } from '../core/topology.mjs';
 
 const ID = /^[a-z0-9][a-z0-9-]*$/;
-// The expectation language is verdicts.mjs's: null if EXPR is one, else what is wrong.
+// The expectation language is core/expectations.mjs's: null if EXPR is one, else what is wrong.
 const expectationError = (expr) => { try { parseExpectation(expr); return null; } catch (err) { return err.message; } };
 const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
 // The scenario format, key by key (scenarios/README.md documents each one):

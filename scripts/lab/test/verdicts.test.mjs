@@ -1,4 +1,4 @@
-// The expectation language (verdicts.mjs) and the metrics registry
+// The expectation language (core/expectations.mjs) and the metrics registry
 // (metrics.mjs): the forms scenario files may use, and the order summary.json
 // and summary.csv keep.
 import { describe, test } from 'node:test';
