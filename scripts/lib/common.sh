@@ -404,8 +404,8 @@ collect_limits() {
   echo "backend_memory_bytes=$(docker inspect -f '{{.HostConfig.Memory}}' "$(compose ps -q "${backend}" | head -n 1)")"
   for service in ${sized}; do
     echo "${service}_nofile=$(service_nofile "${service}" "$@")"
-    # Its own limit (its config also lists the services it depends on).
-    echo "${service}_memory_bytes=$(memory_limits "$@" 2>/dev/null | awk -v s="${service}" '$1 == s { print $2 }')"
+    # Its own limit (its config also lists the services it depends on); 0: none.
+    echo "${service}_memory_bytes=$(memory_limits "$@" 2>/dev/null | awk -v s="${service}" '$1 == s { n = $2 } END { print n + 0 }')"
   done
   echo "port_range=$(instance_exec "$(first_instance)" cat /proc/sys/net/ipv4/ip_local_port_range | awk '{ print $1, $2 }')"
   echo "nr_open=${nr_open}"
