@@ -158,7 +158,7 @@ check_images() {
       report ok "${check}" "${image} $([[ ${pull} -eq 1 ]] && echo pulled || echo "not present, pullable (docker compose pulls it)")"
     elif [[ "${name}" == GRAFANA_IMAGE && "${COMPOSE_ENV_FILES:-}" == *offline.env* ]]; then
       report warn "${check}" "${image} absent, ${why}; offline.env has no Grafana stand-in" \
-        "start the lab without Grafana: docker compose up -d --wait haproxy backend-slow backend-fast prometheus"
+        "start the lab without Grafana: docker compose up -d --wait $(lab_services | paste -sd' ' -)"
     else
       fix="docker pull ${image}"
       [[ "${DEFAULT_IMAGES}" != *" ${name} "* ]] || fix="docker compose pull"
