@@ -24,7 +24,7 @@ export function readJson(file) {
 
 // numberedFiles DIR PREFIX: "PREFIX-1.json", "PREFIX-2.json", ... (one per
 // load-generator replica), in replica order.
-export function numberedFiles(dir, prefix) {
+function numberedFiles(dir, prefix) {
   const names = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
   const pattern = new RegExp(`^${prefix}-(\\d+)\\.json$`);
   return names.filter((n) => pattern.test(n))

@@ -38,7 +38,7 @@ export function runEnv(plan, preflight) {
 
 // stepEnv PLAN STEP OUT: step.env's text for STEP of a run planned into OUT
 // (results/SCENARIO/STAMP: the load containers write under /results).
-export function stepEnv(plan, step, out) {
+function stepEnv(plan, step, out) {
   const tool = LOAD_TOOLS[step.load.tool];
   const stamp = path.basename(out);
   // The load containers mount results/ at /results.

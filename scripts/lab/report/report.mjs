@@ -80,7 +80,7 @@ function readConfigs(dir, report) {
   return configs;
 }
 
-export const OUTPUTS = ['summary.json', 'summary.csv', 'report.md', 'chart.svg'];
+const OUTPUTS = ['summary.json', 'summary.csv', 'report.md', 'chart.svg'];
 
 // writeOutputs DIR REPORT {configs, versions, command} → the names written.
 // Only these four files are ever (re)written; everything is rendered first so
