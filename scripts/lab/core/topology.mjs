@@ -82,7 +82,3 @@ export function backendNamed(topology, service) {
   if (!row) throw new Error(`${service} is not a backend of the topology (${topology.backends.map((b) => b.name).join(', ')})`);
   return row;
 }
-
-// serverTemplate BACKEND SLOTS: the "server-template" setting of its HAProxy
-// backend, as haproxy.cfg writes it ("slow 10 backend-slow:PORT").
-export const serverTemplate = (backend, slots = backend.slots) => `${backend.template} ${slots} ${backend.name}:${backend.port}`;
