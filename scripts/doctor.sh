@@ -208,7 +208,7 @@ check_ports() {
   local held name port project
   held=$(lab_ports)
   project=$(env_value COMPOSE_PROJECT_NAME)
-  for name in HAPROXY_HTTP_PORT HAPROXY_STATS_PORT HAPROXY_METRICS_PORT PROMETHEUS_PORT GRAFANA_PORT; do
+  for name in HAPROXY_HTTP_PORT HAPROXY_HTTPS_PORT HAPROXY_STATS_PORT HAPROXY_METRICS_PORT PROMETHEUS_PORT GRAFANA_PORT; do
     port=$(env_value "${name}")
     if [[ ! "${port}" =~ ^[0-9]+$ ]]; then
       report FAIL "port ${name}" "'${port}' is not a port number" "set ${name} in .env, e.g. export ${name}=18000"

@@ -42,7 +42,7 @@ somaxconn=""
 run_accepted=0
 # From the run folder (scripts/lab/plan/runfolder.mjs): run.env as run_NAME
 # (a step's own step.env is read by the functions that run it).
-run_steps=0 run_preflight="" run_load_services="" run_load_profiles="" run_sized_services=""
+run_steps=0 run_preflight="" run_load_services="" run_load_profiles="" run_sized_services="" run_tls_floor=""
 profile_args=()
 
 usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
@@ -116,7 +116,32 @@ write_versions() {
     echo "# the lab's services as they ran (scripts/scenario.sh); read by scripts/lab/cli.mjs report"
     echo "haproxy=$(instance_exec "$(first_instance)" haproxy -v | sed -n '1s/HAProxy version \([^ ]*\).*/\1/p')"
     echo "node=$(compose exec -T "$(topology_names backend | head -n 1)" node --version)"
+    echo "ssl_library=$(haproxy_ssl_library)"
   } >"${run_dir}/versions.env"
+}
+
+# haproxy_ssl_library: the SSL library HAProxy runs on ("OpenSSL 3.5.1 1 Jul 2025").
+haproxy_ssl_library() {
+  instance_exec "$(first_instance)" haproxy -vv | sed -n 's/^Running on SSL library version : //p'
+}
+
+# tls_floor: this machine's RSA-2048 and ECDSA P-256 sign times (tls-floor.env,
+# a sign_floor reading's floor): openssl speed inside HAProxy's container, on
+# the very OpenSSL HAProxy runs, when the image has the tool; else Node's
+# crypto.sign in the lab's node image (tls/sign-floor.mjs), named as such.
+tls_floor() {
+  local out
+  log "reading this machine's sign times (the floor of a full TLS handshake, ~12 s)" >&2
+  echo "haproxy_library=$(haproxy_ssl_library)"
+  if out=$(instance_exec "$(first_instance)" openssl speed -seconds 1 -mr rsa2048 ecdsap256 2>/dev/null) && [[ "${out}" == *"+F2:"* ]]; then
+    # -mr: "+F2:n:bits:sign/s:verify/s..." (RSA), "+F4:n:bits:sign/s:verify/s" (ECDSA).
+    awk -F: '$1 == "+F2" && $3 == 2048 { printf "rsa2048_sign_us=%.1f\n", 1e6 / $4 }
+      $1 == "+F4" && $3 == 256 { printf "ecdsap256_sign_us=%.1f\n", 1e6 / $4 }' <<<"${out}"
+    echo "floor_tool=openssl speed in HAProxy's container"
+    echo "floor_library=$(instance_exec "$(first_instance)" openssl version | head -n 1)"
+  else
+    docker run --rm --network none -v "${LAB_ROOT}/tls:/tls:ro" "$(env_value NODE_IMAGE)" node /tls/sign-floor.mjs 2
+  fi
 }
 
 cleanup() {
@@ -145,6 +170,8 @@ cleanup() {
     restore_baseline "${run_dir}" "${somaxconn}" || echo "${PROG}: could not put HAProxy back on haproxy/haproxy.cfg: run 'docker compose up -d --force-recreate haproxy'" >&2
     (scale "${original_scale}") || true
   fi
+  # Last: putting the baseline back reads HAProxy through its probe.
+  remove_instance_probes || true
   if [[ -f "${run_dir}/INCOMPLETE" ]]; then
     labctl report "${run_dir#"${LAB_ROOT}/"}" --command "scripts/scenario.sh ${scenario_args}" >/dev/null 2>&1 || true
     log "partial results kept in ${run_dir#"${LAB_ROOT}/"} (marked INCOMPLETE)"
@@ -200,6 +227,7 @@ main() {
   original_scale=$(backend_scale)
   somaxconn=$(instance_exec "$(first_instance)" cat /proc/sys/net/core/somaxconn)
   log "${scenario}: ${run_steps} steps, results in ${run_dir#"${LAB_ROOT}/"}"
+  [[ "${run_tls_floor:-none}" != needed ]] || tls_floor >"${run_dir}/tls-floor.env"
   local i
   for ((i = 1; i <= run_steps; i++)); do
     run_step "$(step_dir "${i}")" </dev/null

@@ -63,18 +63,24 @@ test_e2e_11_scenario_steps_become_grafana_annotations() {
 # dashboard_data SECONDS: what every panel needs, made in SECONDS: k6 load
 # that succeeds (110 clients on /slow: over 100 connections on each side of
 # HAProxy and 100 VUs, as the bytes-per-connection panel asks) and load that
-# fails (404s), and a server limit (maxconn) for the server-limit line, which
+# fails (404s), TLS requests (the TLS panels), and a server limit (maxconn) for the server-limit line, which
 # only fullconn's configs set otherwise (the runtime API's, until a reload).
 dashboard_data() {
-  local dir="${E2E_SUMMARIES}/dashboard" pid
+  local dir="${E2E_SUMMARIES}/dashboard" pid tls_pid
   mkdir -p "${LAB_ROOT}/${dir}"
   haproxy_cli "set maxconn server be_slow/slow1 500" >/dev/null
   TESTID="${E2E_TESTID}-dashboard-ok" LOADGEN_SUMMARY_DIR="${dir#results/}/ok" VUS=110 DURATION="$1s" \
     LOAD_PATH=/slow compose --profile load run --rm --no-deps loadgen >/dev/null 2>&1 &
   pid=$!
+  # TLS on fe_tls, a connection per request, sessions resumed after the first
+  # (the TLS panels: full and resumed handshakes, reuse %).
+  TESTID="${E2E_TESTID}-dashboard-tls" LOADGEN_SUMMARY_DIR="${dir#results/}/tls" TARGET=https://ecdsa.haproxy:8443 \
+    RATE=20 DURATION="$1" compose --profile pace run --rm --no-deps pacer >/dev/null 2>&1 &
+  tls_pid=$!
   TESTID="${E2E_TESTID}-dashboard-404" LOADGEN_SUMMARY_DIR="${dir#results/}/404" VUS=2 DURATION="$1s" \
     LOAD_PATH=/no-such-page compose --profile load run --rm --no-deps loadgen >/dev/null 2>&1
   wait "${pid}" || fail "the load generator on /slow exited non-zero"
+  wait "${tls_pid}" || fail "the TLS load (pacer) exited non-zero"
 }
 
 panel_queries() {

@@ -14,7 +14,7 @@ test_e2e_01a_doctor_passes_on_the_running_lab() {
     'port GRAFANA_PORT' memory checkout results; do
     grep -q "^ok   ${check}: " <<<"${out}" || fail "no ok line for ${check}"
   done
-  for name in HAPROXY_HTTP_PORT HAPROXY_STATS_PORT HAPROXY_METRICS_PORT PROMETHEUS_PORT; do
+  for name in HAPROXY_HTTP_PORT HAPROXY_HTTPS_PORT HAPROXY_STATS_PORT HAPROXY_METRICS_PORT PROMETHEUS_PORT; do
     assert_eq "ok   port ${name}: 127.0.0.1:$(env_value "${name}") held by the lab itself (project ${COMPOSE_PROJECT_NAME})" \
       "$(grep "^ok   port ${name}: " <<<"${out}" || true)" "${name}, published by the running lab"
   done

@@ -15,7 +15,7 @@ e2e_started=0
 
 e2e_setup() {
   export COMPOSE_PROJECT_NAME=haproxy-lab-test
-  export HAPROXY_HTTP_PORT=18080 HAPROXY_STATS_PORT=18404 HAPROXY_METRICS_PORT=18405
+  export HAPROXY_HTTP_PORT=18080 HAPROXY_HTTPS_PORT=18443 HAPROXY_STATS_PORT=18404 HAPROXY_METRICS_PORT=18405
   export PROMETHEUS_PORT=19090 GRAFANA_PORT=13000
   e2e_started=1
   compose --profile '*' down -v --remove-orphans --timeout 5 >/dev/null 2>&1 || true
@@ -31,7 +31,9 @@ e2e_teardown() {
   e2e_started=0
   log "e2e: tearing down"
   docker rm -f "${COMPOSE_PROJECT_NAME}-fake-grafana" >/dev/null 2>&1 || true
+  remove_instance_probes >/dev/null 2>&1 || true
   compose --profile '*' down -v --remove-orphans --timeout 5 >/dev/null 2>&1 || true
+  remove_probes
   rm -rf "${LAB_ROOT:?}/${E2E_SUMMARIES}"
 }
 
@@ -41,7 +43,7 @@ e2e_teardown() {
 # runner that did not clean up, HAProxy on the baseline config. Cheap when the
 # lab is already so (compose up --wait changes nothing, ~2 s).
 e2e_up() {
-  compose --profile load --profile hold rm -sf loadgen holder >/dev/null 2>&1 || true
+  compose --profile load --profile hold --profile pace rm -sf loadgen holder pacer >/dev/null 2>&1 || true
   quiet_compose up -d --wait --wait-timeout 180 "$@" "${E2E_SERVICES[@]}"
   if ! description_is baseline; then
     # Every start of the container links the baseline back, with its own
@@ -150,6 +152,6 @@ scenario_judged() {
 # 1 + 1 backends.
 assert_lab_restored() {
   assert_eq baseline "$(haproxy_info description)" "HAProxy config after the scenario"
-  assert_eq "" "$(compose --profile load --profile hold ps -q loadgen holder)" "load generators left"
+  assert_eq "" "$(compose --profile load --profile hold --profile pace ps -q loadgen holder pacer)" "load generators left"
   assert_eq "backend-fast=1,backend-slow=1" "$(backend_scale)" "backend scale after the scenario"
 }

@@ -50,6 +50,31 @@ test_unit_holder_node_test() {
   in_image NODE_IMAGE node --test 'loadgen/holder/test/**/*.test.mjs'
 }
 
+test_unit_pacer_node_test() {
+  in_image NODE_IMAGE node --test 'loadgen/pacer/test/**/*.test.mjs'
+}
+
+test_unit_certificates_node_test() {
+  in_image NODE_IMAGE node --test 'tls/test/**/*.test.mjs'
+}
+
+# The runner's CPU reader on the cgroup layouts Docker makes: v1 (cgroupfs
+# and systemd drivers, cpuacct alone or with cpu) in ns, v2 in us; a
+# container with no folder (stopped) gives no line.
+test_unit_cgroup_cpu_reads_v1_and_v2_layouts() {
+  local root out
+  root=$(mktemp -d)
+  mkdir -p "${root}/cpuacct/docker/aaa" "${root}/cpu,cpuacct/system.slice/docker-bbb.scope" \
+    "${root}/system.slice/docker-ccc.scope" "${root}/docker/ddd"
+  echo 1500 >"${root}/cpuacct/docker/aaa/cpuacct.usage"
+  echo 2500 >"${root}/cpu,cpuacct/system.slice/docker-bbb.scope/cpuacct.usage"
+  printf 'usage_usec 7\nuser_usec 5\n' >"${root}/system.slice/docker-ccc.scope/cpu.stat"
+  printf 'usage_usec 9\n' >"${root}/docker/ddd/cpu.stat"
+  out=$(sh -c "${CGROUP_CPU_SH}" _ "${root}" aaa bbb ccc ddd gone | paste -sd';' -)
+  rm -rf "${root}"
+  assert_eq "aaa 1500 ns;bbb 2500 ns;ccc 7 us;ddd 9 us" "${out}" "cgroup readings by layout"
+}
+
 test_unit_scenario_engine_node_test() {
   in_image NODE_IMAGE node --test 'scripts/lab/test/**/*.test.mjs'
 }
@@ -175,7 +200,7 @@ test_unit_runner_reads_the_planners_step_folders() {
     file_prefixed "${step}/step.env" compose | sed "s/^/compose: /"')
   rm -rf "${LAB_ROOT:?}/${out}"
   echo "${values}"
-  assert_eq "run: 2 steps, preflight none, services loadgen holder, --profile load --profile hold, sized holder" \
+  assert_eq "run: 2 steps, preflight none, services loadgen holder pacer, --profile load --profile hold --profile pace, sized holder" \
     "$(sed -n 1p <<<"${values}")" "run.env as the runner reads it"
   assert_match '^step: 1/2 backend-timeout-2s loadgen load x1 [0-9.]+s$' "$(sed -n 2p <<<"${values}")" "step 1's step.env"
   assert_match "load: TESTID=backend-timeout-\\.unit-plan-[0-9]+-backend-timeout-2s" "${values}" "the step's test id"

@@ -2,6 +2,7 @@
 // math, a minimal HTTP/1.1 response parser, and runHolder(), which opens this
 // replica's share of long-lived requests and returns the summary object.
 import net from 'node:net';
+import tls from 'node:tls';
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -35,8 +36,8 @@ function seconds(env, name, def, positive = false) {
 // come from DNS (several replicas, no HOLDER_INDEX).
 export function loadConfig(env = process.env) {
   const rawTarget = env.TARGET || 'http://haproxy:8080';
-  const m = /^http:\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):([0-9]{1,5})\/?$/.exec(rawTarget);
-  if (!m || +m[2] < 1 || +m[2] > 65535) throw bad('TARGET', 'an http://host:port URL', rawTarget);
+  const m = /^(https?):\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):([0-9]{1,5})\/?$/.exec(rawTarget);
+  if (!m || +m[3] < 1 || +m[3] > 65535) throw bad('TARGET', 'an http://host:port or https://host:port URL', rawTarget);
   const holdPath = env.HOLD_PATH || '/slow';
   if (!/^\/[\x21-\x22\x24-\x7e]*$/.test(holdPath)) throw bad('HOLD_PATH', 'a path starting with / (printable ASCII, no spaces or #)', holdPath);
   const replicas = int(env, 'HOLDER_REPLICAS', 1, 1, 10000);
@@ -47,7 +48,10 @@ export function loadConfig(env = process.env) {
   const testid = env.TESTID || 'adhoc';
   if (!/^[\x20-\x7e]+$/.test(testid)) throw bad('TESTID', 'printable ASCII', testid);
   return {
-    target: `http://${m[1]}:${+m[2]}`, host: m[1].replace(/^\[|\]$/g, ''), port: +m[2], hostHeader: `${m[1]}:${+m[2]}`,
+    target: `${m[1]}://${m[2]}:${+m[3]}`, host: m[2].replace(/^\[|\]$/g, ''), port: +m[3], hostHeader: `${m[2]}:${+m[3]}`,
+    // https: each connection a TLS one (a full handshake), its certificate
+    // checked against TLS_CA (the lab's CA) when that file is there.
+    tls: m[1] === 'https', ca: env.TLS_CA || '/certs/ca.crt',
     path: holdPath,
     connections: int(env, 'CONNECTIONS', 1000, 1, MAX_CONNECTIONS),
     replicas,
@@ -67,17 +71,18 @@ async function reverseNames(ip) {
 
 // The replica number from the container's name (haproxy-lab-holder-3), which
 // Docker's DNS gives back for the container's own address, as run.sh does.
-export async function resolveIndex({ reverse = reverseNames, interfaces = os.networkInterfaces() } = {}) {
+// SERVICE: the compose service whose replica this is (the pacer's too).
+export async function resolveIndex({ reverse = reverseNames, interfaces = os.networkInterfaces(), service = 'holder' } = {}) {
   const ips = Object.values(interfaces).flat()
     .filter((a) => a && (a.family === 'IPv4' || a.family === 4) && !a.internal).map((a) => a.address);
   for (const ip of ips) {
     const names = await reverse(ip).catch(() => []);
     for (const name of names) {
-      const found = /-holder-([0-9]+)(?![0-9])/.exec(name);
+      const found = new RegExp(`-${service}-([0-9]+)(?![0-9])`).exec(name);
       if (found && +found[1] > 0) return +found[1];
     }
   }
-  throw new Error(`cannot work out this replica's number from DNS (reverse of ${ips.join(', ') || 'no IPv4 address'}); set HOLDER_INDEX`);
+  throw new Error(`cannot work out this replica's number from DNS (reverse of ${ips.join(', ') || 'no IPv4 address'}); set ${service.toUpperCase()}_INDEX`);
 }
 
 // Replica `index` (1-based) takes connections index-1, index-1+replicas, ...
@@ -285,20 +290,27 @@ function socketListeners(run) {
   function onError(err) {
     if (this[CONN]) finish(run, this[CONN], err.code || 'socket_error');
   }
-  return { onConnect, onData, onGone, onError };
+  // A TLS socket has no onread: its decrypted chunks come as 'data'.
+  function onTlsData(buf) { onData.call(this, buf.length, buf); }
+  return { onConnect, onData, onTlsData, onGone, onError };
 }
 
 function openOne(run, k, now) {
-  const { onConnect, onData, onGone, onError } = run.listeners;
+  const { onConnect, onData, onTlsData, onGone, onError } = run.listeners;
+  const { cfg } = run;
   const c = (run.conns[k] = new Conn(k, now));
   run.opened++;
   try {
-    c.socket = net.connect({ host: run.address, port: run.cfg.port, onread: { buffer: READ_BUFFER, callback: onData } });
+    c.socket = cfg.tls
+      ? tls.connect({ host: run.address, port: cfg.port, servername: cfg.host, ca: run.ca ?? undefined, rejectUnauthorized: run.ca !== null })
+      : net.connect({ host: run.address, port: cfg.port, onread: { buffer: READ_BUFFER, callback: onData } });
   } catch (err) {
     return finish(run, c, err.code || 'connect_error');
   }
   c.socket[CONN] = c;
-  c.socket.on('connect', onConnect).on('end', onGone).on('error', onError).on('close', onGone);
+  if (cfg.tls) c.socket.on('secureConnect', onConnect).on('data', onTlsData);
+  else c.socket.on('connect', onConnect);
+  c.socket.on('end', onGone).on('error', onError).on('close', onGone);
 }
 
 function sample(run, now, final = false) {
@@ -381,6 +393,10 @@ export async function runHolder(cfg, { signal, log = console.log, warn = (l) => 
   }
   const run = runState(cfg, address, { signal, log, warn });
   run.listeners = socketListeners(run);
+  run.ca = null;
+  if (cfg.tls) {
+    try { run.ca = fs.readFileSync(cfg.ca); } catch { warn(`holder: no CA at ${cfg.ca}: the server certificate is not verified`); }
+  }
   run.onAbort = () => {
     run.interrupted = true;
     stop(run, 'interrupted');
@@ -396,11 +412,12 @@ export async function runHolder(cfg, { signal, log = console.log, warn = (l) => 
   });
 }
 
-// Writes RESULTS_ROOT/LOADGEN_SUMMARY_DIR/holder-<index>.json; returns its path.
+// Writes RESULTS_ROOT/LOADGEN_SUMMARY_DIR/TOOL-<index>.json (TOOL: the
+// summary's own, holder or pacer); returns its path.
 export function writeSummary(summary, cfg) {
   const dir = path.join(cfg.resultsRoot, cfg.summaryDir);
   fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `holder-${summary.index}.json`);
+  const file = path.join(dir, `${summary.tool}-${summary.index}.json`);
   fs.writeFileSync(file, `${JSON.stringify(summary)}\n`);
   return file;
 }

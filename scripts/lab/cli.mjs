@@ -72,6 +72,7 @@ function describe(name) {
   console.log('  --quick             short steps, for tests and a first look');
   for (const [option, [text]] of Object.entries(OPTIONS)) console.log(`  --${option} N`.padEnd(22) + text);
   if (s.article) console.log(`  --article           ${SCENARIO_OPTIONS.article}`);
+  if (s.tls) console.log(`  --tls               ${SCENARIO_OPTIONS.tls}`);
   if (s.connections) console.log(`  --target N|max      ${SCENARIO_OPTIONS.target} (default ${s.connections.default})`);
   for (const note of s.notes ?? []) console.log(`note: ${note}`);
 }
@@ -86,7 +87,8 @@ function takeFlag(args, flag) {
 // Connection scenarios: the preflight for the target, and a sizing per level.
 function connectionSizing(scenario, options, limitsFile) {
   if (!limitsFile) throw new UsageError('connection scenarios need --limits FILE (scripts/scenario.sh reads them)');
-  const limits = readLimits(limitsFile);
+  // --tls: the levels are held over TLS too, sized with TLS's bytes per connection.
+  const limits = { ...readLimits(limitsFile), tls: options.tls };
   const wanted = options.target ?? (options.quick ? scenario.connections.quick : undefined) ?? scenario.connections.default;
   const p = preflight(wanted, limits);
   const env = { ...scenario.load.env, ...(options.quick ? scenario.quick?.env : {}) };

@@ -183,6 +183,57 @@ instance_exec() {
   compose exec -T ${target} "$@"
 }
 
+# instance_probe INSTANCE: the id of INSTANCE's probe: a container of
+# HAProxy's own image (bash, awk) that sleeps in INSTANCE's network namespace,
+# made on first use. The runner reads HAProxy's sockets, runtime API and
+# kernel counters through it, every second of a step: a process exec'd into
+# HAProxy's container would be charged to HAProxy's cgroup (~20 ms each,
+# more than HAProxy's own CPU per second at a few hundred requests/s). Keyed
+# by the container's id and start time: a restarted HAProxy has a new
+# namespace, so a new probe; probes of containers gone are removed.
+instance_probe() {
+  local target key probe
+  target=$(instance_container "$1") || return 1
+  key="${target}@$(docker inspect -f '{{.State.StartedAt}}' "${target}")"
+  probe=$(docker ps -q --filter "label=haproxy-lab.probe-of=${key}" | head -n 1)
+  if [[ -z "${probe}" ]]; then
+    remove_probes "${target}"
+    probe=$(docker run -d --rm --network "container:${target}" --label "haproxy-lab.probe-of=${key}" \
+      --label "haproxy-lab.probe-target=${target}" --memory 64m --entrypoint sleep \
+      "$(docker inspect -f '{{.Config.Image}}' "${target}")" infinity) || return 1
+  fi
+  echo "${probe}"
+}
+
+# remove_probes [TARGET]: the probes of TARGET (a container id), else of
+# every container that no longer runs.
+remove_probes() {
+  local probe target
+  for probe in $(docker ps -aq --filter label=haproxy-lab.probe-target); do
+    target=$(docker inspect -f '{{index .Config.Labels "haproxy-lab.probe-target"}}' "${probe}" 2>/dev/null) || continue
+    if [[ "${target}" == "${1:-}" || "$(docker inspect -f '{{.State.Running}}' "${target}" 2>/dev/null)" != true ]]; then
+      docker rm -f "${probe}" >/dev/null 2>&1 || true
+    fi
+  done
+}
+
+# remove_instance_probes: every HAProxy instance's probe (a run's end).
+remove_instance_probes() {
+  local instance target
+  for instance in $(haproxy_instances); do
+    target=$(instance_container "${instance}" 2>/dev/null) && remove_probes "${target}"
+  done
+  remove_probes
+}
+
+# probe_exec INSTANCE COMMAND...: COMMAND in INSTANCE's probe (instance_probe).
+probe_exec() {
+  local probe
+  probe=$(instance_probe "$1") || return 1
+  shift
+  docker exec -i "${probe}" "$@"
+}
+
 # instance_container INSTANCE: the id of INSTANCE's container (a stopped one too).
 instance_container() {
   local service index id
@@ -200,8 +251,8 @@ instance_container() {
 instance_socket_cli() {
   local address
   address=$(topology_value instance "$1" "$2")
-  # shellcheck disable=SC2016 # expanded by the container's bash
-  instance_exec "$1" bash -c 'exec 3<>"/dev/tcp/${2%:*}/${2##*:}" && printf "%s\n" "$1" >&3 && cat <&3' _ "$3" "${address}"
+  # shellcheck disable=SC2016 # expanded by the probe's bash
+  probe_exec "$1" bash -c 'exec 3<>"/dev/tcp/${2%:*}/${2##*:}" && printf "%s\n" "$1" >&3 && cat <&3' _ "$3" "${address}"
 }
 
 # haproxy_cli COMMAND [INSTANCE]: a command on the runtime API of INSTANCE
@@ -426,6 +477,62 @@ container_stats() {
     $(compose "$@" ps -q) >"${file}" 2>/dev/null || true
 }
 
+# now_ms: milliseconds since the epoch (Grafana's time unit, the run folder's).
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# CGROUP_CPU_SH: sh printing "ID VALUE UNIT" for each container ID given
+# after the cgroup root $1: the CPU time the kernel charged to the
+# container's cgroup (every process in it: exec'd ones too). cgroup v1:
+# cpuacct.usage (ns); v2: cpu.stat usage_usec (us). Docker's cgroupfs and
+# systemd drivers name the folder differently; a container with no folder
+# (stopped) prints nothing.
+# shellcheck disable=SC2016 # expanded by that sh
+readonly CGROUP_CPU_SH='root=$1; shift
+for id in "$@"; do
+  for f in "$root/cpuacct/docker/$id/cpuacct.usage" "$root/cpu,cpuacct/docker/$id/cpuacct.usage" \
+    "$root/cpuacct/system.slice/docker-$id.scope/cpuacct.usage" "$root/cpu,cpuacct/system.slice/docker-$id.scope/cpuacct.usage"; do
+    if [ -r "$f" ]; then echo "$id $(cat "$f") ns"; continue 2; fi
+  done
+  for f in "$root/system.slice/docker-$id.scope/cpu.stat" "$root/docker/$id/cpu.stat"; do
+    if [ -r "$f" ]; then echo "$id $(sed -n "s/^usage_usec //p" "$f") us"; continue 2; fi
+  done
+done'
+
+# cgroup_cpu ID...: "ID VALUE UNIT" per running container (CGROUP_CPU_SH).
+# Read on this host when its /sys/fs/cgroup holds Docker's containers (Linux),
+# else from the engine's own machine (Docker Desktop's VM) in a throwaway
+# container that mounts its cgroup tree read-only.
+cgroup_cpu() {
+  [[ $# -gt 0 ]] || return 0
+  local out
+  out=$(sh -c "${CGROUP_CPU_SH}" _ /sys/fs/cgroup "$@" 2>/dev/null || true)
+  if [[ -z "${out}" ]]; then
+    out=$(docker run --rm --network none -v /sys/fs/cgroup:/host-cgroup:ro --entrypoint sh \
+      "$(env_value NODE_IMAGE)" -c "${CGROUP_CPU_SH}" _ /host-cgroup "$@" 2>/dev/null || true)
+  fi
+  [[ -z "${out}" ]] || echo "${out}"
+}
+
+# container_cpu FILE [--profile P ...] [SERVICE ...]: appends "AT_MS NAME
+# VALUE UNIT" for every running container of the lab (with the profiles'
+# ones; only SERVICE's when named): its cgroup's CPU time so far
+# (cgroup_cpu), read at AT_MS. Read before and after a step and every second
+# of its load (scripts/lib/step-load.sh); the engine takes the difference
+# (scripts/lab/evidence/cpu.mjs).
+container_cpu() {
+  local file="$1" at ids id value unit name profiles=()
+  shift
+  while [[ "${1:-}" == --profile ]]; do profiles+=("$1" "$2"); shift 2; done
+  mapfile -t ids < <(compose "${profiles[@]}" ps -q --no-trunc "$@" 2>/dev/null)
+  [[ ${#ids[@]} -gt 0 ]] || return 0
+  at=$(now_ms)
+  declare -A names=()
+  while read -r id name; do names[${id}]=${name#/}; done < <(docker inspect -f '{{.Id}} {{.Name}}' "${ids[@]}" 2>/dev/null)
+  while read -r id value unit; do
+    if [[ -n "${names[${id}]:-}" && "${value}" =~ ^[0-9]+$ ]]; then echo "${at} ${names[${id}]} ${value} ${unit}"; fi
+  done < <(cgroup_cpu "${ids[@]}") >>"${file}"
+}
+
 # hex_ports PORT...: "0050|01BB" (80, 443): ports as /proc/net/tcp writes them.
 hex_ports() { printf '%04X\n' "$@" | paste -sd'|' -; }
 
@@ -441,8 +548,8 @@ haproxy_sockets() {
   backends=$(hex_ports $(for backend in $(topology_names backend); do topology_value backend "${backend}" port; done | sort -u))
   # shellcheck disable=SC2046 # one port per word
   frontends=$(hex_ports $(frontend_ports "${instance}"))
-  # shellcheck disable=SC2016 # expanded by the container's bash and awk
-  instance_exec "${instance}" bash -c '
+  # shellcheck disable=SC2016 # expanded by the probe's bash and awk
+  probe_exec "${instance}" bash -c '
     exec 3<>"/dev/tcp/${1%:*}/${1##*:}" && echo "show info" >&3 && conns=$(sed -n "s/^CurrConns: //p" <&3)
     awk -v conns="${conns:--}" -v backends="^($2)\$" -v frontends="^($3)\$" "
       function hex(h,  i, v) { for (i = 1; i <= length(h); i++) v = v * 16 + index(\"0123456789ABCDEF\", substr(h, i, 1)) - 1; return v }

@@ -23,9 +23,6 @@ load_profile_args() {
   for profile in $(run_value "$1" load_profiles); do printf -- '--profile\n%s\n' "${profile}"; done
 }
 
-# now_ms: milliseconds since the epoch (Grafana's time unit).
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-
 # annotate TEXT TAGS [TIME_END_MS TIME_MS]: a Grafana annotation (a region
 # with TIME_END_MS), posted from the Prometheus container on the lab network.
 annotate() {
@@ -68,7 +65,7 @@ progress() {
 }
 
 # netstat_of INSTANCE: the kernel's counters in INSTANCE's network namespace.
-netstat_of() { instance_exec "$1" cat /proc/net/netstat; }
+netstat_of() { probe_exec "$1" cat /proc/net/netstat; }
 
 # step_load_env DIR: the load containers' environment (step.env's load.*
 # lines), without a LOADGEN_SYSCTL this Docker host's kernel does not have
@@ -100,6 +97,19 @@ sample() {
   echo "${total}"
 }
 
+# idle_cpu DIR: when the step asks for it (cpu_idle_seconds), every
+# container's CPU over that many idle seconds before the load (DIR/cpu-idle.txt,
+# then cpu-before.txt): what healthchecks and scrapes cost, which the engine
+# takes out of the step's CPU per request.
+idle_cpu() {
+  local seconds profiles
+  seconds=$(step_value "$1" cpu_idle_seconds)
+  [[ "${seconds:-0}" -gt 0 ]] || return 0
+  mapfile -t profiles < <(load_profile_args "$1")
+  container_cpu "$1/cpu-idle.txt" "${profiles[@]}"
+  sleep "${seconds}"
+}
+
 # start_load DIR: the step's load tool, scaled to its replicas, with the
 # step's load environment; the evidence "before" into DIR, and DIR/started.env.
 start_load() {
@@ -107,6 +117,8 @@ start_load() {
   for instance in $(haproxy_instances); do netstat_of "${instance}" >"$1/${instance}-netstat-before.txt"; done
   mapfile -t profiles < <(load_profile_args "$1")
   container_stats "$1/memory-before.txt" "${profiles[@]}"
+  idle_cpu "$1"
+  container_cpu "$1/cpu-before.txt" "${profiles[@]}"
   {
     echo "# when step $(step_value "$1" index) started (scripts/lib/step-load.sh start_load)"
     echo "started_at_ms=$(now_ms)"
@@ -124,9 +136,10 @@ start_load() {
 }
 
 # watch_load DIR: until the load tool's replicas end, every HAProxy instance's
-# connections and accept queue every second (DIR/INSTANCE-samples.txt),
-# progress, and once the load has settled (or mid-hold) every container's CPU
-# and memory (DIR/cpu.txt) with each instance's own view beside it.
+# connections and accept queue every second (DIR/INSTANCE-samples.txt), the
+# load tool's CPU (DIR/cpu-samples.txt), progress, and once the load has
+# settled (or mid-hold) every container's memory (DIR/stats-peak.txt) with
+# each instance's own view beside it.
 watch_load() {
   local started=${SECONDS} instance conns service profile seconds sample_at title hits_before profiles
   service=$(step_value "$1" service) profile=$(step_value "$1" profile)
@@ -138,8 +151,10 @@ watch_load() {
   while [[ -n "$(compose --profile "${profile}" ps -q --status running "${service}" 2>/dev/null)" ]]; do
     conns=$(sample "$1" $((SECONDS - started)))
     progress "${title}" $((seconds - (SECONDS - started))) "${conns} conns, $(($(hits_so_far) - hits_before))"
-    if [[ ! -s "$1/cpu.txt" ]] && ((SECONDS - started >= sample_at)); then
-      container_stats "$1/cpu.txt" "${profiles[@]}"
+    # The load tool's CPU so far: its cgroup goes when it ends.
+    container_cpu "$1/cpu-samples.txt" --profile "${profile}" "${service}"
+    if [[ ! -s "$1/stats-peak.txt" ]] && ((SECONDS - started >= sample_at)); then
+      container_stats "$1/stats-peak.txt" "${profiles[@]}"
       for instance in $(haproxy_instances); do
         haproxy_cli "show info" "${instance}" >"$1/${instance}-info-peak.txt" 2>/dev/null || true
       done
@@ -161,10 +176,12 @@ instances_state() {
 # finish_load DIR: HAProxy's counters and log, how the step ended
 # (DIR/outcome.env), the load tool's own log, its replicas removed.
 finish_load() {
-  local ended_ms service profile started_ms title hits_before
+  local ended_ms service profile started_ms title hits_before profiles
   service=$(step_value "$1" service) profile=$(step_value "$1" profile)
   started_ms=$(started_value "$1" started_at_ms) hits_before=$(started_value "$1" hits_before)
   title="$(step_value "$1" index)/$(step_value "$1" total) $(step_value "$1" label)"
+  mapfile -t profiles < <(load_profile_args "$1")
+  container_cpu "$1/cpu-after.txt" "${profiles[@]}"
   progress "${title}" "done" "$(($(hits_so_far) - hits_before))"
   ended_ms=$(now_ms)
   step_evidence "$1" "$(started_value "$1" since)"

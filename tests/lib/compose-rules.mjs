@@ -2,7 +2,9 @@
 // (read from stdin): prints one line per broken rule, exits 1 if any.
 //   no container_name (it breaks --scale); every image pinned (a tag, never
 //   :latest); ports published on 127.0.0.1 only; a memory limit everywhere;
-//   every depended-on service has a healthcheck and is waited for healthy.
+//   every depended-on service has a healthcheck and is waited for healthy,
+//   or is a one-shot job (no healthcheck, never restarted: certs) waited for
+//   to complete successfully.
 import { readFileSync } from 'node:fs';
 
 const config = JSON.parse(readFileSync(0, 'utf8'));
@@ -22,6 +24,8 @@ for (const [name, svc] of Object.entries(services)) {
   const memory = svc.deploy?.resources?.limits?.memory ?? svc.mem_limit;
   if (!memory) problems.push(`${name}: no memory limit`);
   for (const [dep, how] of Object.entries(svc.depends_on ?? {})) {
+    const oneShot = !services[dep]?.healthcheck?.test && !services[dep]?.restart;
+    if (oneShot && how.condition === 'service_completed_successfully') continue;
     if (how.condition !== 'service_healthy') problems.push(`${name}: depends_on ${dep} without condition: service_healthy`);
     if (!services[dep]?.healthcheck?.test) problems.push(`${name}: depends on ${dep}, which has no healthcheck`);
   }

@@ -98,6 +98,9 @@ function kindOf(expr) {
   const c = code(expr);
   // A quantile of a rate is in the histogram's unit, not per second.
   if (/\bhistogram_quantile\s*\(/.test(c)) return undefined;
+  // A rate divided by a rate (resumed ÷ all handshakes, CPU seconds ÷
+  // requests) is not per second any more.
+  if (c.split('/').filter((part) => /\b(i?rate|deriv)\s*\(/.test(part)).length >= 2) return undefined;
   if (/\b(i?rate|deriv)\s*\(/.test(c) || /:rate\w*\b/.test(c)) return 'rate';
   if (c.includes('/')) return undefined;
   const names = metricNames(expr).filter((n) => /_/.test(n));

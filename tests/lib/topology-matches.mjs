@@ -41,6 +41,8 @@ export function mismatches(topology, cfg, compose, prometheus) {
   for (const f of topology.frontends) {
     const binds = (haproxy[`frontend ${f.name}`] ?? []).filter((w) => w[0] === 'bind').flatMap((w) => w[1].split(','));
     if (!binds.some((a) => a.endsWith(`:${f.port}`))) problems.push(`frontend ${f.name}: haproxy.cfg binds ${binds.join(', ') || 'nothing'}, the table says port ${f.port}`);
+    const tls = (haproxy[`frontend ${f.name}`] ?? []).some((w) => w[0] === 'bind' && w.includes('ssl'));
+    if (tls !== (f.protocol === 'https')) problems.push(`frontend ${f.name}: the table says ${f.protocol}, haproxy.cfg's bind ${tls ? 'has' : 'lacks'} "ssl"`);
     const service = services[topology.instances.find((i) => i.name === f.instance)?.service];
     if (service && !(service.ports ?? []).some((p) => Number(p.target) === f.port)) problems.push(`frontend ${f.name}: compose publishes no port with target ${f.port}`);
   }

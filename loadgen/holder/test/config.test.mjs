@@ -12,7 +12,7 @@ const rejects = (env, message) => assert.throws(() => loadConfig({ ...base, ...e
 
 test('defaults', () => {
   assert.deepEqual(loadConfig(base), {
-    target: 'http://haproxy:8080', host: 'haproxy', port: 8080, hostHeader: 'haproxy:8080', path: '/slow',
+    target: 'http://haproxy:8080', host: 'haproxy', port: 8080, hostHeader: 'haproxy:8080', tls: false, ca: '/certs/ca.crt', path: '/slow',
     connections: 10, replicas: 1, index: 1, rampUp: 10, hold: 60, rampDown: 10, connectTimeout: 10, grace: 15,
     testid: 'adhoc', summaryDir: '', resultsRoot: '/results',
   });
@@ -27,7 +27,7 @@ test('good values', () => {
     LOADGEN_SUMMARY_DIR: 'run-1/step_2', RESULTS_ROOT: '/tmp/r',
   });
   assert.deepEqual(c, {
-    target: 'http://10.0.0.5:80', host: '10.0.0.5', port: 80, hostHeader: '10.0.0.5:80', path: '/slow?x=1',
+    target: 'http://10.0.0.5:80', host: '10.0.0.5', port: 80, hostHeader: '10.0.0.5:80', tls: false, ca: '/certs/ca.crt', path: '/slow?x=1',
     connections: 100000, replicas: 4, index: 4, rampUp: 0, hold: 1.5, rampDown: 86400, connectTimeout: 0.5, grace: 0,
     testid: 'conn-1 x', summaryDir: 'run-1/step_2', resultsRoot: '/tmp/r',
   });
@@ -38,8 +38,10 @@ test('good values', () => {
 });
 
 test('bad values: one message naming the variable and the value', () => {
-  for (const t of ['https://haproxy:8080', 'http://haproxy', 'http://haproxy:0', 'http://haproxy:65536', 'http://h:80/x', 'haproxy:8080', 'http://a b:1']) {
-    rejects({ TARGET: t }, `TARGET must be an http://host:port URL (got ${JSON.stringify(t)})`);
+  const tlsTarget = loadConfig({ ...base, TARGET: 'https://ecdsa.haproxy:8443', TLS_CA: '/x/ca.crt' });
+  assert.deepEqual([tlsTarget.tls, tlsTarget.host, tlsTarget.port, tlsTarget.ca], [true, 'ecdsa.haproxy', 8443, '/x/ca.crt']);
+  for (const t of ['ftp://haproxy:8080', 'http://haproxy', 'http://haproxy:0', 'http://haproxy:65536', 'http://h:80/x', 'haproxy:8080', 'http://a b:1']) {
+    rejects({ TARGET: t }, `TARGET must be an http://host:port or https://host:port URL (got ${JSON.stringify(t)})`);
   }
   for (const p of ['slow', '/a b', '/a#b', '/\u00e9']) {
     rejects({ HOLD_PATH: p }, `HOLD_PATH must be a path starting with / (printable ASCII, no spaces or #) (got ${JSON.stringify(p)})`);
@@ -105,5 +107,5 @@ test('holder.mjs: a bad setting is one line on stderr and exit 2', async () => {
   const r = await holder({ CONNECTIONS: '10', RAMP_UP: 'soon' });
   assert.deepEqual(r, { code: 2, stdout: '', stderr: 'holder: RAMP_UP must be a number of seconds from 0 up to 86400 (got "soon")\n' });
   const r2 = await holder({ CONNECTIONS: '10', TARGET: 'http://x' });
-  assert.deepEqual([r2.code, r2.stderr], [2, 'holder: TARGET must be an http://host:port URL (got "http://x")\n']);
+  assert.deepEqual([r2.code, r2.stderr], [2, 'holder: TARGET must be an http://host:port or https://host:port URL (got "http://x")\n']);
 });

@@ -170,10 +170,39 @@ test('holder.mjs: SIGTERM stops it, writes the summary, exits 130', async (t) =>
   assert.deepEqual([s.testid, s.index, s.replicas, s.planned, s.interrupted, s.failures], ['t1', 1, 2, 3, true, { interrupted: 3 }]);
 });
 
-test('writeSummary creates the folder', (t) => {
+test('writeSummary creates the folder; the file is named by the summary\'s tool and index', (t) => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'holder-'));
   t.after(() => fs.rmSync(root, { recursive: true, force: true }));
-  const file = writeSummary({ index: 3, ok: 1 }, { resultsRoot: root, summaryDir: 'a/b' });
+  const file = writeSummary({ tool: 'holder', index: 3, ok: 1 }, { resultsRoot: root, summaryDir: 'a/b' });
   assert.equal(file, path.join(root, 'a/b/holder-3.json'));
-  assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { index: 3, ok: 1 });
+  assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { tool: 'holder', index: 3, ok: 1 });
+  assert.equal(writeSummary({ tool: 'pacer', index: 2 }, { resultsRoot: root, summaryDir: 'a/b' }), path.join(root, 'a/b/pacer-2.json'));
+});
+
+test('TARGET https://: each connection a TLS one, verified with the CA, held like a plain one', async (t) => {
+  const { port } = await backend(t);
+  const tls = await import('node:tls');
+  const { ensureCertificates } = await import('../../../tls/make-certs.mjs');
+  const certs = fs.mkdtempSync(path.join(os.tmpdir(), 'holder-tls-'));
+  t.after(() => fs.rmSync(certs, { recursive: true, force: true }));
+  ensureCertificates(certs);
+  const pem = fs.readFileSync(path.join(certs, 'ecdsa.pem'), 'utf8');
+  let handshakes = 0;
+  // TLS ends here, as at HAProxy's fe_tls; the backend stays plain.
+  const front = tls.createServer({ cert: pem, key: pem }, (s) => {
+    handshakes += 1;
+    const back = net.connect(port, '127.0.0.1');
+    s.pipe(back).pipe(s);
+    s.on('error', () => back.destroy());
+    back.on('error', () => s.destroy());
+  });
+  front.listen(0, '127.0.0.1');
+  await once(front, 'listening');
+  t.after(() => front.close());
+  const cfg = loadConfig({ TARGET: `https://localhost:${front.address().port}`, TLS_CA: path.join(certs, 'ca.crt'),
+    CONNECTIONS: '20', RAMP_UP: '0', HOLD: '1', RAMP_DOWN: '0', GRACE: '2' });
+  cfg.host = 'localhost';
+  const s = await runHolder(cfg, quiet);
+  assert.deepEqual([s.target, s.ok, s.failed, s.failures], [`https://localhost:${front.address().port}`, 20, 0, {}]);
+  assert.equal(handshakes, 20, 'TLS handshakes the server saw');
 });

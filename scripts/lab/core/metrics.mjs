@@ -14,12 +14,13 @@
 //             load         the load and HAProxy's counters (their own sentences)
 //             accept_queue the accept queue on both sides (their own sentences)
 //             long_lived   long-lived and held connections: one line of those measured
+//             cpu_cost     CPU per request and TLS handshakes: one line of those measured
 //             derived      not one number per run: cpu (per container), ratio
 //                          (to another step, computed when the report is built)
 //   about   how it is measured
 // The frontends HAProxy's counters are read from, and the first one, whose
 // listening socket's backlog the report shows (topology.txt).
-import { TOPOLOGY } from './topology.mjs';
+import { TOPOLOGY, isServiceContainer } from './topology.mjs';
 const FRONTENDS = TOPOLOGY.frontends.map((f) => f.name).join(' + ');
 const FIRST = TOPOLOGY.frontends[0];
 const entry = (group, label, unit, about, { count = false, csv = false } = {}) => ({ group, label, unit, about, count, csv });
@@ -27,6 +28,7 @@ const load = (label, unit, about, flags) => entry('load', label, unit, about, fl
 const acceptQueue = (label, unit, about) => entry('accept_queue', label, unit, about, { count: true, csv: true });
 const longLived = (label, unit, about, flags) => entry('long_lived', label, unit, about, flags);
 const COUNTED = { count: true, csv: true };
+const cpuCost = (label, unit, about, flags) => entry('cpu_cost', label, unit, about, flags);
 
 export const METRIC_TABLE = {
   requests: load('requests', 'requests', 'requests (or connections) the load tool sent, summed over replicas', COUNTED),
@@ -67,15 +69,23 @@ export const METRIC_TABLE = {
   bytes_backend: longLived('backend bytes/conn', 'bytes', 'the backends\' memory growth ÷ held connections', { count: true }),
   bytes_holder: longLived('client bytes/conn (RSS)', 'bytes', 'the holders\' own RSS growth per connection', { count: true }),
   oom_killed: longLived('HAProxy OOM-killed', '0 or 1', 'docker\'s OOMKilled for HAProxy after the step', { count: true }),
-  cpu: entry('derived', 'HAProxy CPU %', '%', 'docker stats CPU by container at mid-load; the number: HAProxy\'s (else the busiest)'),
+  haproxy_requests: cpuCost('HAProxy requests', 'requests', `requests HAProxy counted (${FRONTENDS}'s req_tot)`, { count: true }),
+  handshakes_full: cpuCost('full TLS handshakes', 'handshakes', `${FRONTENDS}'s ssl_sess: handshakes HAProxy did in full`, { count: true }),
+  handshakes_resumed: cpuCost('resumed TLS handshakes', 'handshakes', `${FRONTENDS}'s ssl_reused_sess: sessions HAProxy resumed`, { count: true }),
+  resumed_pct: cpuCost('resumed %', '%', 'resumed ÷ (full + resumed) TLS handshakes × 100, as HAProxy counted them'),
+  haproxy_us_per_req: cpuCost('HAProxy µs/request', 'µs', 'HAProxy containers\' cgroup CPU time over the step (less their idle rate when read) ÷ the requests HAProxy counted'),
+  per_core_rate: cpuCost('requests/s per core', 'requests/s', '10⁶ ÷ HAProxy µs/request: what one core of HAProxy could do at that cost'),
+  loadgen_us_per_req: cpuCost('client µs/request', 'µs', 'the load tool\'s own cgroup CPU time ÷ its requests'),
+  cpu: entry('derived', 'HAProxy CPU %', '%', 'CPU time of each container\'s cgroup over the step ÷ the step\'s time (cpuacct.usage, cpu.stat); the number: HAProxy\'s (else the busiest)'),
   ratio: entry('derived', 'ratio', '×', 'hits/sec ÷ the ratio_to step\'s (measured and published alike)'),
 };
 
 export const METRICS = Object.keys(METRIC_TABLE);
 const inGroup = (...groups) => METRICS.filter((m) => groups.includes(METRIC_TABLE[m].group));
 // One number per run, averaged over a step's runs.
-export const RUN_METRICS = inGroup('load', 'accept_queue', 'long_lived');
+export const RUN_METRICS = inGroup('load', 'accept_queue', 'long_lived', 'cpu_cost');
 export const LONG_LIVED_METRICS = inGroup('long_lived');
+export const CPU_COST_METRICS = inGroup('cpu_cost');
 export const CSV_METRICS = METRICS.filter((m) => METRIC_TABLE[m].csv);
 
 export function metricLabel(metric, report = {}) {
@@ -89,7 +99,7 @@ export function scalar(values, metric) {
   if (metric === 'cpu' && v && typeof v === 'object') {
     const names = Object.keys(v);
     if (names.length === 0) return null;
-    const haproxy = names.find((n) => n.includes('haproxy'));
+    const haproxy = names.find((n) => isServiceContainer(n, TOPOLOGY.instances.map((i) => i.service)));
     return haproxy ? v[haproxy] : Math.max(...names.map((n) => v[n]));
   }
   return typeof v === 'number' && Number.isFinite(v) ? v : null;

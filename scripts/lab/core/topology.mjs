@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 
 export const TOPOLOGY_FILE = new URL('../../../topology.txt', import.meta.url);
 
+// A frontend's protocol: https = TLS ends at HAProxy (its bind says ssl).
+export const PROTOCOLS = ['http', 'https'];
 // What each kind of row must and may say (numbers are whole numbers).
 const KINDS = {
   instance: { needs: ['service', 'runtime_api', 'master_cli'], numbers: ['index'] },
@@ -36,6 +38,7 @@ function parseRows(text, source) {
     }
     const missing = rule.needs.filter((k) => row[k] === undefined);
     if (missing.length) throw new Error(`${where}: ${kind} ${name} needs ${missing.join(', ')}`);
+    if (kind === 'frontend' && !PROTOCOLS.includes(row.protocol)) throw new Error(`${where}: protocol must be ${PROTOCOLS.join(' or ')}, found "${row.protocol}"`);
     rows.push(row);
   });
   return rows;
@@ -82,3 +85,6 @@ export function backendNamed(topology, service) {
   if (!row) throw new Error(`${service} is not a backend of the topology (${topology.backends.map((b) => b.name).join(', ')})`);
   return row;
 }
+
+// Compose names a container PROJECT-SERVICE-N: is NAME a container of one of SERVICES?
+export const isServiceContainer = (name, services) => services.some((service) => name.endsWith(`-${service}-${name.split('-').pop()}`) && /-\d+$/.test(name));

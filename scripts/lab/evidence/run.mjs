@@ -5,15 +5,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from '../core/envfile.mjs';
-import { TOPOLOGY, frontendsOf, parseTopology } from '../core/topology.mjs';
+import { TOPOLOGY, frontendsOf, isServiceContainer, parseTopology } from '../core/topology.mjs';
 import { readerOf } from './readers.mjs';
 import { readJson, readText } from './files.mjs';
+import { parseCpuReadings, stepCpu } from './cpu.mjs';
 import {
   cell, parseAlerts, parseCpu, parseInfo, parseMemory, parseNetstat, parseSamples, parseSs, parseStat, parseTerminations,
 } from './parsers.mjs';
 
 // readRun DIR → { plan, topology, steps: [plan step + {measured, merged,
-// files}], incomplete }. The topology is the one the run was planned with
+// files}], incomplete, floor }. The topology is the one the run was planned with
 // (DIR/topology.txt), the lab's own for runs recorded before it was kept.
 export function readRun(dir) {
   const plan = JSON.parse(fs.readFileSync(path.join(dir, 'plan.json'), 'utf8'));
@@ -22,7 +23,9 @@ export function readRun(dir) {
   const kept = readText(path.join(dir, 'topology.txt'));
   const topology = kept === null ? TOPOLOGY : parseTopology(kept, path.join(dir, 'topology.txt'));
   const steps = (plan.steps ?? []).map((step) => ({ ...step, ...readStep(path.join(dir, step.dir), step, topology) }));
-  return { plan, topology, steps, incomplete };
+  // The machine's sign times (scripts/scenario.sh tls_floor), when the run read them.
+  const floorText = readText(path.join(dir, 'tls-floor.env'));
+  return { plan, topology, steps, incomplete, floor: floorText === null ? null : parseEnv(floorText) };
 }
 
 // A step that names no tool ran the default one (hand-written plans).
@@ -97,12 +100,24 @@ function readHaproxySide(stepDir, topology) {
   return {
     topology,
     instances: topology.instances.map((instance, i) => readInstance(stepDir, instance, i === 0)),
-    cpu: parseCpu(file('cpu.txt')),
+    ...cpuOf(file, readOutcome(stepDir)),
+    // docker stats at mid-load (stats-peak.txt; cpu.txt before the cgroup reader).
     memBefore: parseMemory(file('memory-before.txt')),
-    memPeak: parseMemory(file('cpu.txt')),
+    memPeak: parseMemory(file('stats-peak.txt') ?? file('cpu.txt')),
     notes: (file('notes.txt') ?? '').split('\n').filter(Boolean),
     step: readOutcome(stepDir),
   };
+}
+
+// Each container's CPU over the step from its cgroup (evidence/cpu.mjs):
+// cpu (% of one core, by container) and cpuTime (ns, idle-corrected ns).
+// Runs recorded before the cgroup reader: docker stats' mid-load sample.
+function cpuOf(file, outcome) {
+  const readings = (name) => parseCpuReadings(file(name));
+  const time = stepCpu({ idle: readings('cpu-idle.txt'), before: readings('cpu-before.txt'),
+    after: readings('cpu-after.txt'), samples: readings('cpu-samples.txt') }, outcome?.started_at_ms ?? 0);
+  if (time === null) return { cpu: file('stats-peak.txt') === null ? parseCpu(file('cpu.txt')) : null, cpuTime: null };
+  return { cpu: Object.fromEntries(Object.entries(time).map(([name, c]) => [name, c.percent])), cpuTime: time };
 }
 
 // One step's numbers, in summary.json's order: the tool's, then HAProxy's
@@ -125,6 +140,7 @@ function measureStep(step, tool, evidence) {
     notes: evidence.notes,
     oom_killed: typeof evidence.step?.haproxy_state === 'string' ? Number(evidence.step.haproxy_state.includes('oom_killed=true')) : null,
     cpu: evidence.cpu,
+    ...cpuPerRequest(evidence, tool),
     memory: evidence.memPeak ? Object.fromEntries(Object.keys(evidence.memPeak).sort()
       .map((name) => [name, { before: evidence.memBefore?.[name] ?? null, peak: evidence.memPeak[name] }])) : null,
     ...perInstance(evidence),
@@ -234,11 +250,37 @@ function connectionSamples(evidence, step) {
 // Container → role, by compose's name (project-service-index): the
 // instances' services are HAProxy, the backends' the backend.
 const servicesOf = (topology, role) => (role === 'haproxy' ? topology.instances.map((i) => i.service) : topology.backends.map((b) => b.name));
-const memoryOf = (memory, topology, role) => {
-  const services = servicesOf(topology, role);
-  const ofRole = (name) => services.some((s) => name.endsWith(`-${s}-${name.slice(name.lastIndexOf('-') + 1)}`) && /-\d+$/.test(name));
-  return Object.entries(memory ?? {}).filter(([name]) => ofRole(name)).reduce((t, [, v]) => t + v, 0);
-};
+const memoryOf = (memory, topology, role) => Object.entries(memory ?? {})
+  .filter(([name]) => isServiceContainer(name, servicesOf(topology, role))).reduce((t, [, v]) => t + v, 0);
+
+// HAProxy's CPU per request it counted (its frontends' req_tot, every
+// instance) and per TLS handshake, from its containers' cgroups, the idle
+// rate taken out when it was read; the load tool's own CPU per request
+// (its summary's cgroup reading).
+function cpuPerRequest(evidence, tool) {
+  const { topology, instances, cpuTime } = evidence;
+  const fes = instances.flatMap((i) => {
+    const names = frontendsOf(topology, i.name).map((f) => f.name);
+    return (i.stat ?? []).filter((r) => names.includes(r.pxname) && r.svname === 'FRONTEND');
+  });
+  const counted = (col) => (fes.length ? fes.reduce((t, r) => t + cell(r[col]), 0) : null);
+  const haproxy = Object.entries(cpuTime ?? {}).filter(([name]) => isServiceContainer(name, servicesOf(topology, 'haproxy')));
+  const ns = haproxy.length ? haproxy.reduce((t, [, c]) => t + (c.net_ns ?? c.ns), 0) : null;
+  const requests = counted('req_tot');
+  const full = counted('ssl_sess');
+  const resumed = counted('ssl_reused_sess');
+  const perReq = ns !== null && requests > 0 ? ns / 1000 / requests : null;
+  const loadNs = tool.client?.cpu_ns ?? null;
+  return {
+    haproxy_requests: requests,
+    handshakes_full: full,
+    handshakes_resumed: resumed,
+    resumed_pct: full + resumed > 0 ? (resumed / (full + resumed)) * 100 : null,
+    haproxy_us_per_req: perReq,
+    per_core_rate: perReq ? 1e6 / perReq : null,
+    loadgen_us_per_req: loadNs !== null && tool.measured.requests > 0 ? loadNs / 1000 / tool.measured.requests : null,
+  };
+}
 
 // Bytes per connection a container role grew by, over the connections the
 // clients held (only load tools that hold connections report client_held).

@@ -28,6 +28,14 @@ export const MEMORY_SHARE = 0.8;
 // on the lab machine (README, "Connections on one box"); the report prints
 // each run's own figures.
 export const BYTES_PER_CONNECTION = { haproxy: 12000, backend: 8200, holder: 4000 };
+// The same over TLS (connections --tls: HAProxy holds an OpenSSL session per
+// client connection, the holder a Node TLS socket; the backends stay plain),
+// measured the same way (README, "TLS: cost per handshake, memory per
+// connection").
+export const BYTES_PER_TLS_CONNECTION = { haproxy: 41000, backend: 8200, holder: 116000 };
+// bytesPer LIMITS ROLE: the planning figure for ROLE, TLS ones when the
+// levels are held over TLS (limits.tls, set by the planner for --tls).
+export const bytesPer = (limits, role) => (limits.tls ? BYTES_PER_TLS_CONNECTION : BYTES_PER_CONNECTION)[role];
 
 const floor = (x) => (Number.isFinite(x) ? Math.max(0, Math.floor(x)) : Infinity);
 
@@ -44,7 +52,7 @@ export function perReplica(limits, role) {
   return Math.min(
     floor(nofile - PROCESS_SPARE_FDS),
     portsPerPair(limits),
-    memory ? floor((memory * MEMORY_SHARE) / BYTES_PER_CONNECTION[role]) : Infinity,
+    memory ? floor((memory * MEMORY_SHARE) / bytesPer(limits, role)) : Infinity,
   );
 }
 
@@ -76,7 +84,7 @@ function haproxyCaps(limits, topology) {
     },
     {
       limit: `HAProxy memory limit (HAPROXY_MEMORY)${several}`, value: least('memory_bytes'),
-      allows: instances.every((i) => i.memory_bytes) ? sum((i) => floor((i.memory_bytes * MEMORY_SHARE) / BYTES_PER_CONNECTION.haproxy)) : Infinity,
+      allows: instances.every((i) => i.memory_bytes) ? sum((i) => floor((i.memory_bytes * MEMORY_SHARE) / bytesPer(limits, 'haproxy'))) : Infinity,
       symptom: 'HAProxy is OOM-killed: every connection drops to 0 (scripts/scenario.sh oom)',
       raise: 'raise HAPROXY_MEMORY in .env',
     },
@@ -87,7 +95,7 @@ function haproxyCaps(limits, topology) {
 // the message a user would see when it runs out, and how to raise it.
 export function capsOf(limits, topology = TOPOLOGY) {
   const ports = portsPerPair(limits);
-  const total = BYTES_PER_CONNECTION.haproxy + BYTES_PER_CONNECTION.backend + BYTES_PER_CONNECTION.holder;
+  const total = bytesPer(limits, 'haproxy') + bytesPer(limits, 'backend') + bytesPer(limits, 'holder');
   const replicas = topology.limits.replicas;
   const [openFiles, nrOpen, memory] = haproxyCaps(limits, topology);
   return [

@@ -32,6 +32,8 @@ export function runEnv(plan, preflight) {
       ['load_services', allTools('service')],
       ['load_profiles', allTools('profile')],
       ['sized_services', Object.values(LOAD_TOOLS).filter((t) => t.sized).map((t) => t.service).join(' ')],
+      // The machine's sign times, for a sign_floor reading (scripts/scenario.sh tls_floor).
+      ['tls_floor', (plan.readings ?? []).some((r) => r.kind === 'sign_floor') ? 'needed' : 'none'],
     ],
   );
 }
@@ -63,6 +65,7 @@ function stepEnv(plan, step, out) {
       ['listeners', step.config.replace(/\.cfg$/, '.listeners')],
       ['seconds', step.load.seconds],
       ['sample_at', Math.round(step.load.sample_at)],
+      ['cpu_idle_seconds', step.load.cpu_idle_seconds ?? 0],
       ['tool', step.load.tool],
       ['service', tool.service],
       ['profile', tool.profile],

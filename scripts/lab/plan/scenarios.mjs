@@ -18,7 +18,7 @@ const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
 // instead of being ignored.
 export const SCENARIO_KEYS = [
   'description', 'source', 'notes', 'x', 'columns', 'chart', 'readings', 'littles_law', 'ratio_to', 'comparisons',
-  'backends', 'load', 'quick', 'article', 'compose_env', 'model', 'repeat', 'connections', 'steps',
+  'backends', 'load', 'quick', 'article', 'compose_env', 'model', 'repeat', 'connections', 'cpu_idle', 'tls', 'steps',
 ];
 export const STEP_KEYS = [
   'id', 'label', 'x', 'fraction', 'haproxy', 'backends', 'compose_env', 'load', 'quick', 'article', 'model',
@@ -28,6 +28,8 @@ export const LOAD_KEYS = ['tool', 'script', 'replicas', 'env'];
 // --quick and --article; only the top level's quick sets a repeat count.
 export const QUICK_KEYS = ['env', 'compose_env', 'repeat'];
 export const ARTICLE_KEYS = ['env', 'compose_env'];
+// "tls": offers --tls, each step again with this load environment (over TLS).
+export const TLS_KEYS = ['env'];
 export const STEP_VARIANT_KEYS = ['env', 'compose_env'];
 export const SOURCE_KEYS = ['title', 'author', 'year', 'seed', 'client'];
 export const X_KEYS = ['name', 'label'];
@@ -36,7 +38,7 @@ export const CONNECTIONS_KEYS = ['default', 'quick'];
 export const COMPARISON_KEYS = ['a', 'b', 'metric', 'article'];
 export const LITTLES_LAW_KEYS = ['service_seconds', 'clients'];
 // readings: each kind of readings.mjs (READINGS) → its keys besides "kind".
-export const READING_KINDS = { tipping_point: ['metric', 'factor', 'article'], memory: [], syn_timing: [] };
+export const READING_KINDS = { tipping_point: ['metric', 'factor', 'article'], memory: [], syn_timing: [], sign_floor: ['step', 'floor', 'label'] };
 // backends: the services HAProxy's server templates resolve (topology.txt),
 // each up to the replicas its template has slots for.
 export const BACKEND_SERVICES = TOPOLOGY.backends.map((b) => b.name);
@@ -52,6 +54,7 @@ export const OPTIONS = {
 // Scenario-specific options (only where the scenario file allows them).
 export const SCENARIO_OPTIONS = {
   article: 'the article\'s own values (long: minutes per step) instead of the scaled-down ones',
+  tls: 'each step again over TLS (fe_tls), right after it: the two side by side at the same level',
   target: 'N|max: concurrent connections of the last level (preflight refuses what cannot fit)',
 };
 
@@ -173,12 +176,14 @@ function checkTopLevel(s, file) {
   check(isObject(s.load), file, 'needs "load": {"script", "env"} (or {"tool", "env"})');
   const sections = {
     source: SOURCE_KEYS, x: X_KEYS, load: LOAD_KEYS, quick: QUICK_KEYS, article: ARTICLE_KEYS,
-    chart: CHART_KEYS, connections: CONNECTIONS_KEYS, littles_law: LITTLES_LAW_KEYS,
+    chart: CHART_KEYS, connections: CONNECTIONS_KEYS, littles_law: LITTLES_LAW_KEYS, tls: TLS_KEYS,
   };
   for (const [key, accepted] of Object.entries(sections)) checkKeys(s[key], accepted, file, key);
   check(s.notes === undefined || (Array.isArray(s.notes) && s.notes.every((n) => typeof n === 'string')), file,
     `notes: expected a list of strings, found ${kindOf(s.notes)}`);
   checkCount(s.repeat, OPTIONS.repeat.slice(1), file, 'repeat');
+  check(s.cpu_idle === undefined || (typeof s.cpu_idle === 'string' && parseDuration(s.cpu_idle) > 0 && parseDuration(s.cpu_idle) <= 60), file,
+    `cpu_idle: expected a duration from "1s" to "60s", found ${kindOf(s.cpu_idle)}`);
   checkCount(s.quick?.repeat, OPTIONS.repeat.slice(1), file, 'quick repeat');
   checkCount(s.load.replicas, OPTIONS.replicas.slice(1), file, 'load replicas');
   checkMetrics(s.columns, file, 'columns');
@@ -322,15 +327,17 @@ export function loadScenario(root, name) {
 }
 
 // parseOptions ARGS [SCENARIO]: {quick, duration, replicas, repeat, article,
-// target} from --flags; --article and --target only where the scenario has them.
+// tls, target} from --flags; --article, --tls and --target only where the
+// scenario has them.
 export function parseOptions(args, scenario = {}) {
-  const options = { quick: false, article: false };
+  const options = { quick: false, article: false, tls: false };
   const allowed = [...Object.keys(OPTIONS), ...(scenario.connections ? ['target'] : [])];
-  const flags = ['--quick', ...(scenario.article ? ['--article'] : [])];
+  const flags = ['--quick', ...(scenario.article ? ['--article'] : []), ...(scenario.tls ? ['--tls'] : [])];
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i];
     if (arg === '--quick') { options.quick = true; continue; }
     if (arg === '--article' && scenario.article) { options.article = true; continue; }
+    if (arg === '--tls' && scenario.tls) { options.tls = true; continue; }
     const m = /^--([a-z]+)(?:=(.*))?$/.exec(arg);
     const name = m?.[1];
     if (!m || !allowed.includes(name)) {
@@ -418,9 +425,12 @@ export function buildPlan(s, name, options) {
     s.steps.forEach((step, k) => {
       const sized = s.connections ? options.sizes?.[k] : null;
       if (s.connections && !sized) throw new Error(`${name}: connection levels need a preflight sizing`);
-      const index = steps.length + 1;
-      const dir = `steps/${String(index).padStart(2, '0')}-${step.id}${repeat > 1 ? `-run${run}` : ''}`;
-      steps.push({ index, dir, id: step.id, run, ...planStep(s, step, sized, options, `configs/${dir.slice('steps/'.length)}.cfg`) });
+      for (const variantStep of options.tls ? [step, tlsTwin(s, step)] : [step]) {
+        const index = steps.length + 1;
+        const dir = `steps/${String(index).padStart(2, '0')}-${variantStep.id}${repeat > 1 ? `-run${run}` : ''}`;
+        const planned = planStep(s, variantStep, sized, options, `configs/${dir.slice('steps/'.length)}.cfg`);
+        steps.push({ index, dir, id: variantStep.id, run, ...planned, tls: variantStep !== step });
+      }
     });
   }
   return {
@@ -436,7 +446,7 @@ export function buildPlan(s, name, options) {
     comparisons: s.comparisons ?? [],
     littles_law: s.littles_law ?? null,
     options: {
-      quick: options.quick, article: options.article ?? false, duration: options.duration ?? null,
+      quick: options.quick, article: options.article ?? false, tls: options.tls ?? false, duration: options.duration ?? null,
       replicas: options.replicas ?? null, repeat, target: options.target ?? null,
     },
     preflight: options.preflight ?? null,
@@ -482,6 +492,7 @@ function planStep(s, step, sized, options, config) {
       replicas,
       seconds,
       sample_at: LOAD_TOOLS[tool].sampleAt(env, seconds),
+      cpu_idle_seconds: s.cpu_idle ? parseDuration(s.cpu_idle) : 0,
       env: strings(env),
     },
     connections: sized?.connections ?? null,
@@ -489,6 +500,17 @@ function planStep(s, step, sized, options, config) {
       .map(([metric, formula]) => [metric, evalModel(formula, vars)])),
     published: step.published ?? {},
     expect: comparable ? step.expect ?? {} : informational(step.expect ?? {}),
+  };
+}
+
+// tlsTwin SCENARIO STEP: STEP again over TLS (--tls): the scenario's "tls"
+// load environment on top of the step's, "-tls" after its id.
+function tlsTwin(s, step) {
+  return {
+    ...step,
+    id: `${step.id}-tls`,
+    label: `${step.label}, over TLS`,
+    load: { ...step.load, env: { ...step.load?.env, ...s.tls.env } },
   };
 }
 

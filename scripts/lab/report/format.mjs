@@ -1,7 +1,7 @@
 // A report as text: the terminal table (article style), summary.csv and
 // report.md. Pure functions of the report object (summary.json's content).
 import { TOPOLOGY } from '../core/topology.mjs';
-import { CSV_METRICS, LONG_LIVED_METRICS, formatValue, metricLabel, scalar } from '../core/metrics.mjs';
+import { CPU_COST_METRICS, CSV_METRICS, LONG_LIVED_METRICS, formatValue, metricLabel, scalar } from '../core/metrics.mjs';
 
 // The table's cells: header (metric names), sub-header, one line per step.
 function tableCells(report) {
@@ -140,9 +140,11 @@ function measuredDetails(row) {
   ];
   for (const note of m.notes ?? []) out.push(`- note: ${note}`);
   const cpu = m.cpu ? Object.entries(m.cpu).map(([name, v]) => `${name} ${v.toFixed(1)}%`).join(', ') : '';
-  out.push(`- CPU by container: ${cpu || '-'}`);
-  const shown = LONG_LIVED_METRICS.filter((k) => m[k] !== null && m[k] !== undefined);
-  if (shown.length) out.push(`- ${shown.map((k) => `${metricLabel(k)} ${formatValue(k, m[k])}`).join(', ')}`);
+  out.push(`- CPU by container (cgroup CPU time ÷ the step's time, % of one core): ${cpu || '-'}`);
+  for (const group of [LONG_LIVED_METRICS, CPU_COST_METRICS]) {
+    const shown = group.filter((k) => m[k] !== null && m[k] !== undefined && typeof m[k] === 'number');
+    if (shown.length) out.push(`- ${shown.map((k) => `${metricLabel(k)} ${formatValue(k, m[k])}`).join(', ')}`);
+  }
   const mib = (v) => (v === null ? '-' : `${(v / 1024 ** 2).toFixed(1)} MiB`);
   if (m.memory) out.push(`- memory by container (before → during the load): ${Object.entries(m.memory).map(([n, v]) => `${n} ${mib(v.before)} → ${mib(v.peak)}`).join(', ')}`);
   if (m.haproxy_alerts?.length) out.push(`- HAProxy said: ${m.haproxy_alerts.map((l) => `\`${l.trim()}\``).join('; ')}`);

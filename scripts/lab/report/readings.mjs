@@ -60,7 +60,16 @@ function memoryReading(_, rows) {
     const oom = m.oom_killed ? `; HAProxy was OOM-killed (its connections peaked at ${formatValue('haproxy_conns_peak', m.haproxy_conns_peak)}, then dropped to 0)` : '';
     return `${r.label}: ${formatValue('client_held', m.client_held)} held, bytes per connection HAProxy ${kb(m.bytes_haproxy)}, backend ${kb(m.bytes_backend)}, client ${kb(m.bytes_holder)}${oom}`;
   });
-  return { lines: [`memory per connection — ${lines.join('; ')}`] };
+  // connections --tls: each level's TLS twin (id-tls) beside the plain step.
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const tls = rows.filter((r) => r.id.endsWith('-tls') && r.measured && byId.get(r.id.slice(0, -4))?.measured).map((r) => {
+    const plain = byId.get(r.id.slice(0, -4)).measured;
+    const kb = (v) => (Number.isFinite(v) ? `${(v / 1000).toFixed(1)} KB` : '-');
+    const more = Number.isFinite(r.measured.bytes_haproxy) && Number.isFinite(plain.bytes_haproxy) ? kb(r.measured.bytes_haproxy - plain.bytes_haproxy) : '-';
+    return `${r.label}: HAProxy ${kb(r.measured.bytes_haproxy)} per TLS connection against ${kb(plain.bytes_haproxy)} plain (TLS adds ${more}); client ${kb(r.measured.bytes_holder)} against ${kb(plain.bytes_holder)}`;
+  });
+  const article = 'the article: about 48 GB of RAM for 2.38 M established TCP connections, some 20 KB per socket, 40 KB per client connection through HAProxy';
+  return { lines: [`memory per connection — ${lines.join('; ')}`, ...(tls.length ? [`with and without TLS — ${tls.join('; ')} (${article})`] : [])] };
 }
 
 // The clients' SYN retry schedule, as measured: where connects piled up (the
@@ -76,22 +85,44 @@ function synTimingReading(_, rows) {
   return { lines: [`SYN retries, connects by how long they took — ${lines.join('; ') || 'no step counted its connects'}`] };
 }
 
+// A full handshake costs the server at least one signature: the step's
+// HAProxy µs per request against the sign time the runner measured on this
+// machine (tls-floor.env: openssl speed on HAProxy's own OpenSSL, else
+// Node's crypto.sign on the lab's node, named as such). Fails below it.
+function signFloorReading({ step, floor, label }, rows, run = {}) {
+  const row = rows.find((r) => r.id === step);
+  const us = row?.measured?.haproxy_us_per_req;
+  const f = run.floor ?? {};
+  const sign = Number(f[floor]);
+  if (!Number.isFinite(us) || !Number.isFinite(sign)) {
+    return { ok: false, lines: [`${label} floor: not measured (step ${step}: ${Number.isFinite(us) ? `${us.toFixed(0)} µs` : 'no CPU figure'}, floor ${f[floor] ?? 'missing: tls-floor.env'})`] };
+  }
+  const ok = us >= sign;
+  return {
+    ok,
+    lines: [`${label} floor: ${row.label} cost HAProxy ${us.toFixed(0)} µs per request, ${ok ? '≥' : 'BELOW'} one ${label} of ${sign.toFixed(1)} µs ` +
+      `(${(us / sign).toFixed(1)}×; ${f.floor_tool ?? 'measured'} on ${f.floor_library ?? 'an unnamed library'}${f.haproxy_library ? `, HAProxy runs ${f.haproxy_library}` : ''})`],
+  };
+}
+
 // kind → its title and how to read it.
 export const READINGS = {
   tipping_point: { title: 'Tipping point', read: tippingPoint },
   memory: { title: 'Memory per connection', read: memoryReading },
   syn_timing: { title: 'SYN timing', read: synTimingReading },
+  sign_floor: { title: 'Sign floor', read: signFloorReading },
 };
 
-// readingsOf PLAN ROWS → [{kind, title, lines, ok?, tipping?}]: Little's law
-// first (when the plan asks for it), then the plan's readings in order.
-export function readingsOf(plan, rows) {
+// readingsOf PLAN ROWS [RUN] → [{kind, title, lines, ok?, tipping?}]: Little's law
+// first (when the plan asks for it), then the plan's readings in order. RUN:
+// what the run measured beside its steps ({floor}: tls-floor.env).
+export function readingsOf(plan, rows, run = {}) {
   const out = [];
   if (plan.littles_law) out.push({ kind: 'littles_law', title: 'Little\'s law', ...littlesLaw(plan.littles_law, rows) });
   for (const r of plan.readings ?? []) {
     const kind = READINGS[r.kind];
     if (!kind) throw new Error(`readings: unknown kind "${r.kind}"`);
-    out.push({ kind: r.kind, title: kind.title, ...kind.read(r, rows) });
+    out.push({ kind: r.kind, title: kind.title, ...kind.read(r, rows, run) });
   }
   return out;
 }

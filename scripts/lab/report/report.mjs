@@ -51,7 +51,7 @@ export function buildReport(run) {
     comparisons: [],
   };
   report.comparisons = (plan.comparisons ?? []).map((c) => compare(c, byId, report));
-  addReadings(report, readingsOf(plan, rows), plan.chart ?? null);
+  addReadings(report, readingsOf(plan, rows, run), plan.chart ?? null);
   return report;
 }
 

@@ -11,6 +11,7 @@ import { TOPOLOGY } from '../core/topology.mjs';
 
 // fe_main's port (topology.txt), as haproxy.cfg binds it.
 const PORT = TOPOLOGY.frontends[0].port;
+const TLS_PORT = TOPOLOGY.frontends.find((f) => f.protocol === 'https').port;
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
 const baseline = fs.readFileSync(path.join(root, 'haproxy/haproxy.cfg'), 'utf8');
@@ -59,12 +60,12 @@ describe('expected listening sockets', () => {
 
   test('the baseline: every frontend at the global maxconn; stats sockets are not binds', () => {
     assert.deepEqual(expectedListeners(baseline).map((l) => `${l.proxy} ${l.port} ${l.backlog}`),
-      ['stats 8404 5000', 'metrics 8405 5000', `fe_main ${PORT} 5000`]);
+      ['stats 8404 5000', 'metrics 8405 5000', `fe_main ${PORT} 5000`, `fe_tls ${TLS_PORT} 5000`]);
   });
 
   test('a tuning step: its bind backlog on fe_main, its maxconn everywhere else', () => {
     const cfg = renderConfig(baseline, { global: { maxconn: '2000' }, 'frontend fe_main': { bind: `:${PORT} backlog 128` } }, 't/x');
-    assert.equal(listenersText(expectedListeners(cfg)), `stats 8404 2000\nmetrics 8405 2000\nfe_main ${PORT} 128\n`);
+    assert.equal(listenersText(expectedListeners(cfg)), `stats 8404 2000\nmetrics 8405 2000\nfe_main ${PORT} 128\nfe_tls ${TLS_PORT} 2000\n`);
   });
 
   test('unix sockets are skipped, several addresses on one bind are several sockets', () => {

@@ -217,6 +217,8 @@ describe('load tools: the report reads a step with its tool\'s reader', () => {
     'loadgen-1-netstat-before.txt': 'TcpExt: TCPSynRetrans\nTcpExt: 1\n',
     'loadgen-1-netstat-after.txt': 'TcpExt: TCPSynRetrans\nTcpExt: 4\n',
     'holder-1.json': holder(1, { planned: 20, ok: 20 }),
+    'pacer-1.json': { tool: 'pacer', openssl: '3.6.5', requests: 30, ok: 29, failed: 1, dropped: 0, seconds: 3,
+      latency_ms: { p50: 1, p95: 2, p99: 3, mean: 1.5 }, tls: { full: 2, resumed: 28 }, cpu: { ns: 6e6, source: 'cgroup v1 cpuacct.usage' } },
   };
 
   test('every load tool has a reader, and each reader measures exactly the metrics it lists', () => {
@@ -237,9 +239,12 @@ describe('load tools: the report reads a step with its tool\'s reader', () => {
     assert.deepEqual([k6Step.files, k6Step.measured.requests, k6Step.client.syn_retrans, k6Step.merged], [['loadgen-1.json'], 10, 3, null]);
     const held = READERS.holder.read(dir, step('a', { connections: 20 }));
     assert.deepEqual([held.files, held.measured.client_held, held.client.bytes_holder, held.merged.inputs], [['holder-1.json'], 20, 2500, 1]);
+    const paced = READERS.pacer.read(dir, step('a'));
+    assert.deepEqual([paced.files, paced.measured.requests, paced.measured.failed, paced.measured.req_rate, paced.client.cpu_ns, paced.client.tls_resumed],
+      [['pacer-1.json'], 30, 1, 10, 6e6, 28]);
     const r = run([step('h', { load: { tool: 'holder', seconds: 14, env: {} } }), step('k')], { 'steps/h': both, 'steps/k': both });
     assert.deepEqual(r.rows.map((row) => [row.measured.requests, row.measured.connections ?? null]), [[20, 20], [10, null]]);
-    assert.throws(() => run([step('x', { load: { tool: 'nope' } })], {}), /load tool "nope" is not one of k6, holder/);
+    assert.throws(() => run([step('x', { load: { tool: 'nope' } })], {}), /load tool "nope" is not one of k6, holder, pacer/);
   });
 });
 

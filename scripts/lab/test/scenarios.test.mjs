@@ -65,7 +65,7 @@ test('repeats are interleaved and get their own folders', () => {
 });
 
 test('options: good values parse, bad ones are one clear UsageError', () => {
-  assert.deepEqual(parseOptions(['--quick', '--duration', '10', '--replicas=2']), { quick: true, article: false, duration: 10, replicas: 2 });
+  assert.deepEqual(parseOptions(['--quick', '--duration', '10', '--replicas=2']), { quick: true, article: false, tls: false, duration: 10, replicas: 2 });
   assert.throws(() => parseOptions(['--durations', '3']), UsageError);
   assert.throws(() => parseOptions(['--duration', 'abc']), /--duration needs a whole number from 1 to 3600 \(got "abc"\)/);
   assert.throws(() => parseOptions(['--replicas', '0']), /--replicas needs a whole number from 1 to 64/);

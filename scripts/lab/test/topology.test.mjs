@@ -28,7 +28,7 @@ frontend fe_alt instance=haproxy protocol=http port=${port + 1}
 describe('the table', () => {
   test('the lab\'s own: one instance, its frontend, two backends, the replica cap', () => {
     assert.deepEqual(TOPOLOGY.instances.map((i) => i.name), ['haproxy']);
-    assert.deepEqual(TOPOLOGY.frontends.map((f) => [f.name, f.instance, f.protocol, typeof f.port]), [['fe_main', 'haproxy', 'http', 'number']]);
+    assert.deepEqual(TOPOLOGY.frontends.map((f) => [f.name, f.instance, f.protocol, typeof f.port]), [['fe_main', 'haproxy', 'http', 'number'], ['fe_tls', 'haproxy', 'https', 'number']]);
     assert.deepEqual(TOPOLOGY.backends.map((b) => b.name), ['backend-slow', 'backend-fast']);
     assert.deepEqual(TOPOLOGY.services.map((s) => s.name), ['prometheus']);
     assert.equal(typeof TOPOLOGY.limits.replicas, 'number');
@@ -43,13 +43,14 @@ describe('the table', () => {
       ['instance h service=h runtime_api=a:1 master_cli=a:2\ninstance h service=h runtime_api=a:1 master_cli=a:2', /instance h is listed twice/],
       ['backend b proxy=be template=b slots=10 port=80', /no instance row/],
       ['instance h service=h runtime_api=a:1 master_cli=a:2 oops', /t:1: "oops" is not KEY=VALUE/],
+      ['instance h service=h runtime_api=a:1 master_cli=a:2\nfrontend f instance=h protocol=quic port=80', /t:2: protocol must be http or https, found "quic"/],
     ];
     for (const [text, error] of bad) assert.throws(() => parseTopology(text, 't'), error, text);
   });
 
   test('one frontend name on two instances is two rows (N processes, one config)', () => {
     const t = parseTopology(TWO);
-    assert.deepEqual(t.frontends.map((f) => `${f.name}@${f.instance}`), ['fe_main@haproxy', 'fe_main@haproxy-2', 'fe_alt@haproxy']);
+    assert.deepEqual(t.frontends.map((f) => `${f.name}@${f.instance}`), ['fe_main@haproxy', 'fe_tls@haproxy', 'fe_main@haproxy-2', 'fe_alt@haproxy']);
   });
 });
 

@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseExpectation } from '../core/expectations.mjs';
-import { CSV_METRICS, LONG_LIVED_METRICS, METRICS, METRIC_TABLE, RUN_METRICS, formatValue, metricLabel } from '../core/metrics.mjs';
+import { CSV_METRICS, CPU_COST_METRICS, LONG_LIVED_METRICS, METRICS, METRIC_TABLE, RUN_METRICS, formatValue, metricLabel } from '../core/metrics.mjs';
 
 describe('parseExpectation', () => {
   test('every form, ~ for informational', () => {
@@ -29,7 +29,7 @@ describe('metrics registry', () => {
     assert.deepEqual(RUN_METRICS, [
       'requests', 'successful', 'failed', 'seconds', 'hits_per_sec', 'p50_ms', 'p95_ms', 'p99_ms', 'max_sessions', 'max_queue',
       'errors', 'maxconn_reached', 'listen_overflows', 'backlog', 'accept_queue_max', 'listen_drops', 'syncookies', 'syn_retrans',
-      'connects_retried', ...LONG_LIVED_METRICS,
+      'connects_retried', ...LONG_LIVED_METRICS, ...CPU_COST_METRICS,
     ]);
     assert.deepEqual(METRICS, [...RUN_METRICS, 'cpu', 'ratio']);
     assert.deepEqual(CSV_METRICS, RUN_METRICS.slice(0, 19).filter((m) => m !== 'seconds'));

@@ -1,0 +1,59 @@
+// CPU time per container over a step, from the kernel's cgroup accounting
+// (scripts/lib/common.sh container_cpu: cgroup v1 cpuacct.usage or v2
+// cpu.stat usage_usec, every process of the container). The runner reads
+// every container before and after the step (cpu-before.txt, cpu-after.txt),
+// the load tools' every second while they run (cpu-samples.txt: a container
+// that ends takes its cgroup with it) and, when a step asks for it, the
+// idle rate before the load (cpu-idle.txt, then cpu-before.txt: what the
+// healthchecks and scrapes cost, taken out of the step's own CPU).
+
+const UNIT_NS = { ns: 1, us: 1000 };
+
+// "AT_MS NAME VALUE UNIT" lines → [{at, name, ns}].
+export function parseCpuReadings(text) {
+  if (text === null || text === undefined) return null;
+  return text.split('\n').map((l) => l.trim().split(/\s+/)).filter((f) => f.length === 4 && UNIT_NS[f[3]])
+    .map(([at, name, value, unit]) => ({ at: Number(at), name, ns: Number(value) * UNIT_NS[unit] }))
+    .filter((r) => Number.isFinite(r.at) && Number.isFinite(r.ns));
+}
+
+// The last reading of each container in READINGS.
+const lastOf = (readings) => {
+  const last = new Map();
+  for (const r of readings ?? []) if (!last.has(r.name) || last.get(r.name).at <= r.at) last.set(r.name, r);
+  return last;
+};
+const firstOf = (readings) => {
+  const first = new Map();
+  for (const r of readings ?? []) if (!first.has(r.name) || first.get(r.name).at > r.at) first.set(r.name, r);
+  return first;
+};
+
+// stepCpu({idle, before, after, samples}, startedMs) → {NAME: {ns, seconds,
+// percent, idle_ns_per_s, net_ns}} or null when nothing was read. A container
+// read before and after: the difference; one born during the step (a load
+// tool): its last reading, over the time since the step started. net_ns: ns
+// less the idle rate over the same time (null when no idle rate was read).
+export function stepCpu({ idle, before, after, samples }, startedMs) {
+  if (!before && !after && !samples) return null;
+  const start = firstOf(before);
+  const end = lastOf([...(after ?? []), ...(samples ?? [])]);
+  const idleStart = firstOf(idle);
+  const cpu = {};
+  for (const [name, last] of end) {
+    const first = start.get(name);
+    const ns = first ? last.ns - first.ns : last.ns;
+    const seconds = ((first ? last.at - first.at : last.at - startedMs) / 1000);
+    if (!(seconds > 0) || ns < 0) continue;
+    const i = idleStart.get(name);
+    const idleRate = i && first && first.at > i.at ? ((first.ns - i.ns) / (first.at - i.at)) * 1000 : null;
+    cpu[name] = {
+      ns,
+      seconds,
+      percent: (ns / 1e9 / seconds) * 100,
+      idle_ns_per_s: idleRate,
+      net_ns: idleRate === null ? null : Math.max(0, ns - idleRate * seconds),
+    };
+  }
+  return Object.keys(cpu).length ? cpu : null;
+}

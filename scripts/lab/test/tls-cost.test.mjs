@@ -1,0 +1,126 @@
+// The tls-cost scenario's figures as the report computes them from a step
+// folder: HAProxy's µs per request from its cgroup (idle rate out) over the
+// requests its frontends counted, the handshake mix, the pacer's own CPU;
+// the sign floor reading; connections --tls's twin steps side by side.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildReport, readRun } from '../report/report.mjs';
+import { buildPlan, loadScenario, parseOptions } from '../plan/scenarios.mjs';
+import { BYTES_PER_CONNECTION, BYTES_PER_TLS_CONNECTION, bytesPer } from '../plan/preflight.mjs';
+
+const ROOT = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '../../..');
+const tmpDirs = [];
+after(() => tmpDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+// show stat with the frontends' req_tot and TLS counters.
+const stat = (rows) => ['# pxname,svname,req_tot,ssl_sess,ssl_reused_sess,smax,ereq,status',
+  ...rows.map(([px, req, full, reused]) => `${px},FRONTEND,${req},${full},${reused},1,0,OPEN`)].join('\n');
+const pacer = (requests, cpuNs) => ({ tool: 'pacer', requests, ok: requests, failed: 0, dropped: 0, seconds: 10,
+  latency_ms: { p50: 1, p95: 2, p99: 3, mean: 1 }, tls: { full: 0, resumed: requests }, cpu: { ns: cpuNs, source: 'cgroup v1 cpuacct.usage' } });
+
+function report(steps, files, extra = {}, floor = null) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-tls-'));
+  tmpDirs.push(dir);
+  fs.writeFileSync(path.join(dir, 'plan.json'), JSON.stringify({ scenario: 's', description: 'd', x: { label: 'x' }, columns: ['haproxy_us_per_req'], options: {}, steps, ...extra }));
+  if (floor) fs.writeFileSync(path.join(dir, 'tls-floor.env'), floor);
+  for (const [stepDir, content] of Object.entries(files)) {
+    fs.mkdirSync(path.join(dir, stepDir), { recursive: true });
+    for (const [name, text] of Object.entries(content)) fs.writeFileSync(path.join(dir, stepDir, name), typeof text === 'string' ? text : JSON.stringify(text));
+  }
+  return buildReport(readRun(dir));
+}
+const step = (id, extra = {}) => ({ id, dir: `steps/${id}`, label: id, x: id, load: { tool: 'pacer', seconds: 10, env: {} }, model: {}, expect: {}, published: {}, ...extra });
+// HAProxy used USED ms in 10 s of load, after 5 s idle at IDLE ms/s.
+const cpuFiles = (used, idle) => ({
+  'cpu-idle.txt': '0 haproxy-lab-haproxy-1 0 ns\n0 haproxy-lab-backend-fast-1 0 ns\n',
+  'cpu-before.txt': `5000 haproxy-lab-haproxy-1 ${idle * 5 * 1e6} ns\n5000 haproxy-lab-backend-fast-1 0 ns\n`,
+  'cpu-after.txt': `15000 haproxy-lab-haproxy-1 ${(idle * 5 + used) * 1e6} ns\n15000 haproxy-lab-backend-fast-1 ${50e6} ns\n`,
+  'outcome.env': 'started_at_ms=5000\nended_at_ms=15000\nexit_codes=0\nhaproxy_state=oom_killed=false\n',
+});
+
+describe('CPU per request and the handshake mix', () => {
+  test('HAProxy µs per request: its cgroup CPU less the idle rate, over the requests its frontends counted', () => {
+    // 400 ms used, 10 ms/s idle → 300 ms for 1000 requests = 300 µs.
+    const r = report([step('resumed')], { 'steps/resumed': { ...cpuFiles(400, 10), 'haproxy-stat.csv': stat([['fe_main', 0, 0, 0], ['fe_tls', 1000, 40, 960], ['stats', 5, 0, 0]]), 'pacer-1.json': pacer(1000, 2e8) } });
+    const m = r.rows[0].measured;
+    assert.equal(m.haproxy_us_per_req, 300, 'µs per request');
+    assert.equal(m.per_core_rate, 1e6 / 300, 'requests/s per core');
+    assert.deepEqual([m.haproxy_requests, m.handshakes_full, m.handshakes_resumed, m.resumed_pct], [1000, 40, 960, 96], 'requests, full, resumed, resumed %');
+    assert.equal(m.loadgen_us_per_req, 200, 'the pacer\'s own CPU per request');
+    assert.equal(Math.round(m.cpu['haproxy-lab-haproxy-1']), 4, 'HAProxy CPU % of one core over the step (raw, idle included)');
+  });
+
+  test('no idle reading: the raw CPU stands', () => {
+    const files = cpuFiles(400, 10);
+    delete files['cpu-idle.txt'];
+    const r = report([step('a')], { 'steps/a': { ...files, 'haproxy-stat.csv': stat([['fe_main', 1000, 0, 0]]), 'pacer-1.json': pacer(1000, 1e8) } });
+    assert.equal(r.rows[0].measured.haproxy_us_per_req, 400, 'µs per request, idle included');
+  });
+});
+
+describe('the sign floor reading', () => {
+  const floorRun = (us) => report([step('full', { label: 'full RSA' })],
+    { 'steps/full': { ...cpuFiles(us, 0), 'haproxy-stat.csv': stat([['fe_tls', 1000, 1000, 0]]), 'pacer-1.json': pacer(1000, 1e8) } },
+    { readings: [{ kind: 'sign_floor', step: 'full', floor: 'rsa2048_sign_us', label: 'RSA-2048 sign' }] },
+    'rsa2048_sign_us=250.0\necdsap256_sign_us=18.0\nfloor_tool=openssl speed\nfloor_library=OpenSSL 3.6.5\nhaproxy_library=OpenSSL 3.6.5\n');
+
+  test('at or above one signature: pass, with the library named', () => {
+    const r = floorRun(900);
+    assert.equal(r.ok, true);
+    assert.match(r.readings[0], /^RSA-2048 sign floor: full RSA cost HAProxy 900 µs per request, ≥ one RSA-2048 sign of 250\.0 µs \(3\.6×; openssl speed on OpenSSL 3\.6\.5, HAProxy runs OpenSSL 3\.6\.5\)$/);
+  });
+
+  test('below the floor fails the report', () => {
+    const r = floorRun(100);
+    assert.equal(r.ok, false);
+    assert.match(r.readings[0], /BELOW one RSA-2048 sign/);
+  });
+
+  test('no floor measured: says so and fails', () => {
+    const r = report([step('full')], { 'steps/full': { ...cpuFiles(500, 0), 'haproxy-stat.csv': stat([['fe_tls', 1000, 1000, 0]]), 'pacer-1.json': pacer(1000, 1e8) } },
+      { readings: [{ kind: 'sign_floor', step: 'full', floor: 'rsa2048_sign_us', label: 'RSA-2048 sign' }] });
+    assert.equal(r.ok, false);
+    assert.match(r.readings[0], /not measured .*missing: tls-floor\.env/);
+  });
+});
+
+describe('connections --tls', () => {
+  const s = loadScenario(ROOT, 'connections');
+  const sizes = [0.1, 0.5, 1].map((f) => ({ connections: 600 * f, replicas: 1, env: { CONNECTIONS: String(600 * f) }, haproxy: {}, backends: {} }));
+
+  test('--tls only where the scenario offers it', () => {
+    assert.equal(parseOptions(['--tls'], s).tls, true);
+    assert.throws(() => parseOptions(['--tls'], loadScenario(ROOT, 'tipping-point')), /unknown option "--tls"/);
+  });
+
+  test('each level, then its twin over TLS right after it, same size', () => {
+    const plan = buildPlan(s, 'connections', { ...parseOptions(['--quick', '--tls'], s), sizes });
+    const tls = s.tls.env.TARGET;
+    assert.match(tls, /^https:\/\/ecdsa\.haproxy:\d+$/);
+    assert.deepEqual(plan.steps.map((p) => `${p.id} ${p.load.env.TARGET ?? 'http'} ${p.connections}`), [
+      'level-10pct http 60', `level-10pct-tls ${tls} 60`, 'level-50pct http 300',
+      `level-50pct-tls ${tls} 300`, 'level-100pct http 600', `level-100pct-tls ${tls} 600`,
+    ]);
+    assert.equal(plan.options.tls, true);
+  });
+
+  test('the preflight sizes TLS levels with TLS\'s bytes per connection', () => {
+    assert.equal(bytesPer({ tls: true }, 'haproxy'), BYTES_PER_TLS_CONNECTION.haproxy);
+    assert.equal(bytesPer({}, 'haproxy'), BYTES_PER_CONNECTION.haproxy);
+  });
+
+  test('the memory reading puts each TLS level beside its plain one', () => {
+    const held = (id, bytes) => ({ [`steps/${id}`]: { 'memory-before.txt': 'p-haproxy-1 1% 10MiB / 2GiB\n', 'stats-peak.txt': `p-haproxy-1 1% ${10 + bytes * 100 / 2 ** 20}MiB / 2GiB\n`,
+      'holder-1.json': { tool: 'holder', version: 1, index: 1, replicas: 1, planned: 100, opened: 100, connected: 100, ok: 100, failed: 0, failures: {},
+        started_at_ms: 0, ended_at_ms: 14000, ramp_up: 2, hold: 10, ramp_down: 2, peak_open: 100,
+        hold_window: { from_t: 3, to_t: 11, min_open: 100, max_open: 100 },
+        memory: { rss_start: 50e6, rss_peak: 50e6 + 300000, rss_at_peak_open: 50e6 + 300000, heap_used_at_peak_open: 1 }, bytes_per_connection: 3000,
+        samples: Array.from({ length: 15 }, (_, t) => ({ t, open: t >= 2 && t <= 12 ? 100 : 0, opened_total: 100, ok_total: 0, failed_total: 0, rss_bytes: 50e6 })) } } });
+    const hstep = (id) => step(id, { load: { tool: 'holder', seconds: 10, env: {} }, connections: 100 });
+    const r = report([hstep('l'), hstep('l-tls')], { ...held('l', 12000), ...held('l-tls', 30000) }, { readings: [{ kind: 'memory' }] });
+    assert.match(r.readings[1], /^with and without TLS — l-tls: HAProxy 30\.0 KB per TLS connection against 12\.0 KB plain \(TLS adds 18\.0 KB\)/);
+  });
+});

@@ -1,0 +1,66 @@
+# shellcheck shell=bash
+# End to end, TLS at HAProxy: fe_tls's certificates made once into their
+# volume and kept, each certificate reached and read back from the handshake,
+# curl with the lab's CA, old TLS refused; the tls-cost scenario's ordering
+# and handshake mix; connections --tls. Helpers and setup: tests/e2e.sh.
+
+# ca_sum: the checksum of the CA HAProxy's fe_tls serves from its volume.
+ca_sum() { compose exec -T haproxy cat /etc/haproxy-certs/ca.crt | sha256sum | cut -d' ' -f1; }
+
+# Made on the first start, kept by the next ones; no key in a file git tracks.
+test_e2e_13_tls_certificates_made_once_and_kept() {
+  local first out
+  e2e_up
+  first=$(ca_sum)
+  [[ "${first}" =~ ^[0-9a-f]{64}$ ]] || fail "no CA in the haproxy-certs volume (checksum: '${first}')"
+  out=$(compose run --rm -T certs 2>&1)
+  assert_match '^certificates kept in /certs \(valid until ' "${out}" "the certs service on a second start"
+  quiet_compose up -d --wait --force-recreate haproxy
+  assert_eq "${first}" "$(ca_sum)" "the CA after HAProxy was recreated"
+  assert_eq "" "$(git -C "${LAB_ROOT}" grep -l 'PRIVATE KEY' -- . 2>/dev/null || true)" "git-tracked files holding a private key"
+  assert_eq "" "$(git -C "${LAB_ROOT}" status --porcelain -- tls haproxy)" "changes to tls/ or haproxy/ after making certificates"
+}
+
+# pacer_tls SNI DIR: five TLS requests to fe_tls asking for SNI; the pacer's
+# summary (the certificate type it read from each handshake) into DIR.
+pacer_tls() {
+  compose --profile pace run --rm -T -e TARGET="https://$1:8443" -e RATE=5 -e DURATION=1 \
+    -e LOADGEN_SUMMARY_DIR="${E2E_SUMMARIES#results/}/$2" pacer >/dev/null
+  cat "${LAB_ROOT}/${E2E_SUMMARIES}/$2/pacer-1.json"
+}
+
+# Each certificate by its name, read back from the handshake (the client
+# verifies it with the lab's CA); curl from the host with the CA copied out
+# as README says; TLS 1.1 refused.
+test_e2e_13a_tls_each_certificate_read_back_from_the_handshake() {
+  local sni want summary ca
+  e2e_up
+  for sni in rsa.haproxy ecdsa.haproxy; do
+    want='rsa 2048'
+    [[ "${sni}" == ecdsa.* ]] && want='ec prime256v1'
+    summary=$(pacer_tls "${sni}" "${sni}")
+    # The summary is one line of JSON (loadgen/pacer/lib.mjs summaryOf).
+    assert_eq "\"key_types\":{\"${want}\":5} \"protocols\":{\"TLSv1.3\":5} \"failed\":0" \
+      "$(grep -o '"key_types":{[^}]*}' <<<"${summary}") $(grep -o '"protocols":{[^}]*}' <<<"${summary}") $(grep -o '"failed":[0-9]*' <<<"${summary}")" \
+      "${sni}: certificate key types, protocols, failed requests"
+  done
+  ca=$(mktemp)
+  compose cp haproxy:/etc/haproxy-certs/ca.crt "${ca}" >/dev/null 2>&1 || fail "docker compose cp haproxy:/etc/haproxy-certs/ca.crt failed"
+  assert_eq "I'm FAST!!!!" "$(curl -sS --cacert "${ca}" "https://localhost:${HAPROXY_HTTPS_PORT}/fast")" "curl --cacert ca.crt https://localhost:PORT/fast"
+  assert_eq "I'm FAST!!!!" "$(curl -sS --cacert "${ca}" --resolve "rsa.haproxy:${HAPROXY_HTTPS_PORT}:127.0.0.1" "https://rsa.haproxy:${HAPROXY_HTTPS_PORT}/fast")" \
+    "curl to rsa.haproxy (the RSA certificate)"
+  if curl -sS --tls-max 1.1 --cacert "${ca}" "https://localhost:${HAPROXY_HTTPS_PORT}/fast" >/dev/null 2>&1; then
+    fail "a TLS 1.1 handshake succeeded: expected fe_tls to refuse TLS older than 1.2"
+  fi
+  rm -f "${ca}"
+}
+
+# tls-cost, quick: the cost ordering, the handshake mix, the sign floor.
+test_e2e_09f_tls_cost_quick() {
+  scenario_judged tls-cost tls-cost --quick
+}
+
+# connections --tls, quick: every level plain then over TLS, side by side.
+test_e2e_09g_connections_tls_quick() {
+  scenario_judged connections-tls connections --quick --tls
+}
