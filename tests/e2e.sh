@@ -123,8 +123,8 @@ assert_run_files() { # RUN
   for f in plan.json summary.csv summary.json report.md chart.svg; do
     [[ -s "${LAB_ROOT}/$1/${f}" ]] || fail "$1/${f} missing"
   done
-  compgen -G "${LAB_ROOT}/$1/steps/*/loadgen-1.json" >/dev/null \
-    || compgen -G "${LAB_ROOT}/$1/steps/*/holder-1.json" >/dev/null || fail "$1: no load-generator summaries"
+  # Any load tool's first replica: loadgen-1.json, holder-1.json, pacer-1.json.
+  compgen -G "${LAB_ROOT}/$1/steps/*/*-1.json" >/dev/null || fail "$1: no load-generator summaries"
   compgen -G "${LAB_ROOT}/$1/configs/*.cfg" >/dev/null || fail "$1: no rendered configs"
   grep -q '^global' "$(compgen -G "${LAB_ROOT}/$1/configs/*.cfg" | head -n 1)" || fail "$1: config is not HAProxy's"
 }

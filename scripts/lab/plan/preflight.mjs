@@ -32,7 +32,7 @@ export const BYTES_PER_CONNECTION = { haproxy: 12000, backend: 8200, holder: 400
 // client connection, the holder a Node TLS socket; the backends stay plain),
 // measured the same way (README, "TLS: cost per handshake, memory per
 // connection").
-export const BYTES_PER_TLS_CONNECTION = { haproxy: 41000, backend: 8200, holder: 116000 };
+export const BYTES_PER_TLS_CONNECTION = { haproxy: 41000, backend: 8200, holder: 100000 };
 // bytesPer LIMITS ROLE: the planning figure for ROLE, TLS ones when the
 // levels are held over TLS (limits.tls, set by the planner for --tls).
 export const bytesPer = (limits, role) => (limits.tls ? BYTES_PER_TLS_CONNECTION : BYTES_PER_CONNECTION)[role];
