@@ -74,7 +74,7 @@ describe('real runs against a local server', () => {
 
   for (const [key, type] of [['rsa', 'rsa 2048'], ['ecdsa', 'ec prime256v1']]) {
     test(`TLS with the ${key} certificate, a connection per request: sessions resumed, or all full without the cache`, async () => {
-      const [cert] = pem(`${key}.pem`).split(/(?=-----BEGIN PRIVATE KEY-----)/);
+      const cert = pem(`${key}.pem`).replace(/(-----END CERTIFICATE-----\n)[\s\S]*$/, '$1');
       const server = await serve(https.createServer({ cert, key: pem(`${key}.pem`) }, handler));
       const ca = pem('ca.crt');
       const resumed = await run(server, { SCHEME: 'https', KEEPALIVE: 'false' }, ca);

@@ -17,16 +17,14 @@ export function parseCpuReadings(text) {
     .filter((r) => Number.isFinite(r.at) && Number.isFinite(r.ns));
 }
 
-// The last reading of each container in READINGS.
-const lastOf = (readings) => {
-  const last = new Map();
-  for (const r of readings ?? []) if (!last.has(r.name) || last.get(r.name).at <= r.at) last.set(r.name, r);
-  return last;
-};
-const firstOf = (readings) => {
-  const first = new Map();
-  for (const r of readings ?? []) if (!first.has(r.name) || first.get(r.name).at > r.at) first.set(r.name, r);
-  return first;
+// Each container's earliest (or, LATEST true, latest) reading in READINGS.
+const readingBy = (readings, latest) => {
+  const by = new Map();
+  for (const r of readings ?? []) {
+    const seen = by.get(r.name);
+    if (!seen || (latest ? seen.at <= r.at : seen.at > r.at)) by.set(r.name, r);
+  }
+  return by;
 };
 
 // stepCpu({idle, before, after, samples}, startedMs) → {NAME: {ns, seconds,
@@ -36,9 +34,9 @@ const firstOf = (readings) => {
 // less the idle rate over the same time (null when no idle rate was read).
 export function stepCpu({ idle, before, after, samples }, startedMs) {
   if (!before && !after && !samples) return null;
-  const start = firstOf(before);
-  const end = lastOf([...(after ?? []), ...(samples ?? [])]);
-  const idleStart = firstOf(idle);
+  const start = readingBy(before, false);
+  const end = readingBy([...(after ?? []), ...(samples ?? [])], true);
+  const idleStart = readingBy(idle, false);
   const cpu = {};
   for (const [name, last] of end) {
     const first = start.get(name);

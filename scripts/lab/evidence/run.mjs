@@ -159,11 +159,14 @@ const sumOf = (values) => {
   return known.length ? known.reduce((t, v) => t + v, 0) : null;
 };
 
+// The FRONTEND rows of show stat STAT for the topology's FRONTEND_NAMES.
+const frontendRows = (stat, frontendNames) => stat?.filter((r) => frontendNames.includes(r.pxname) && r.svname === 'FRONTEND') ?? [];
+
 // One instance's show stat, show info and kernel counters: its frontends'
 // sessions and errors (the topology's), its backends' queues and errors.
 function instanceCounters(instance, frontendNames) {
   const { stat, info, before, after } = instance;
-  const fes = stat?.filter((r) => frontendNames.includes(r.pxname) && r.svname === 'FRONTEND') ?? [];
+  const fes = frontendRows(stat, frontendNames);
   const backends = stat?.filter((r) => r.svname === 'BACKEND') ?? [];
   const delta = (name) => (before?.[name] !== undefined && after?.[name] !== undefined ? after[name] - before[name] : null);
   return {
@@ -259,10 +262,7 @@ const memoryOf = (memory, topology, role) => Object.entries(memory ?? {})
 // (its summary's cgroup reading).
 function cpuPerRequest(evidence, tool) {
   const { topology, instances, cpuTime } = evidence;
-  const fes = instances.flatMap((i) => {
-    const names = frontendsOf(topology, i.name).map((f) => f.name);
-    return (i.stat ?? []).filter((r) => names.includes(r.pxname) && r.svname === 'FRONTEND');
-  });
+  const fes = instances.flatMap((i) => frontendRows(i.stat, frontendsOf(topology, i.name).map((f) => f.name)));
   const counted = (col) => (fes.length ? fes.reduce((t, r) => t + cell(r[col]), 0) : null);
   const haproxy = Object.entries(cpuTime ?? {}).filter(([name]) => isServiceContainer(name, servicesOf(topology, 'haproxy')));
   const ns = haproxy.length ? haproxy.reduce((t, [, c]) => t + (c.net_ns ?? c.ns), 0) : null;

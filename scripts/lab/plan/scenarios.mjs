@@ -429,7 +429,7 @@ export function buildPlan(s, name, options) {
         const index = steps.length + 1;
         const dir = `steps/${String(index).padStart(2, '0')}-${variantStep.id}${repeat > 1 ? `-run${run}` : ''}`;
         const planned = planStep(s, variantStep, sized, options, `configs/${dir.slice('steps/'.length)}.cfg`);
-        steps.push({ index, dir, id: variantStep.id, run, ...planned, tls: variantStep !== step });
+        steps.push({ index, dir, id: variantStep.id, run, ...planned });
       }
     });
   }
