@@ -13,12 +13,14 @@ testFinished(s, { verdicts: true });
 const row = (id) => s.rows.find((r) => r.id === id)?.measured ?? {};
 const us = perStep(s, 'haproxy_us_per_req');
 
-test('HAProxy µs per request: plain keep-alive < TLS keep-alive < resumed < full RSA, full ECDSA < full RSA', () => {
-  const order = ['plain-keepalive', 'tls-keepalive', 'tls-resumed', 'tls-full-rsa'];
-  for (let i = 1; i < order.length; i += 1) {
-    assert.ok(us[order[i]] > us[order[i - 1]], `${order[i]} (${us[order[i]]}) above ${order[i - 1]} (${us[order[i - 1]]}): ${JSON.stringify(us)}`);
-  }
-  assert.ok(us['tls-full-rsa'] > us['tls-full-ecdsa'], `full RSA above full ECDSA: ${JSON.stringify(us)}`);
+// TLS keep-alive above plain keep-alive only informs (the scenario's ~>): at a
+// low rate the gap (~16%) is within a 6 s step's noise; a CI run once had
+// 148 against 158 µs. The handshake steps' gaps are whole handshakes and
+// signatures.
+test('HAProxy µs per request: keep-alive steps < resumed < full RSA, plain close < resumed, full ECDSA < full RSA', () => {
+  const below = [['plain-keepalive', 'tls-resumed'], ['tls-keepalive', 'tls-resumed'], ['plain-close', 'tls-resumed'],
+    ['tls-resumed', 'tls-full-rsa'], ['tls-full-ecdsa', 'tls-full-rsa']];
+  for (const [a, b] of below) assert.ok(us[b] > us[a], `${b} (${us[b]}) above ${a} (${us[a]}): ${JSON.stringify(us)}`);
 });
 
 test('the handshakes HAProxy counted: none in plain steps, all full where resumption is off, resumed where it is on', () => {
