@@ -34,12 +34,11 @@ run_dir=""
 scenario=""
 scenario_args=""
 started_ms=0
-original_scale=""
 interrupted=0
-# The kernel's cap on a listening socket's backlog, in HAProxy's containers.
-somaxconn=""
 # 1 once the run folder holds a run that starts (before: a refusal, removed).
 run_accepted=0
+# The process that runs the scenario (supervise).
+runner_pid=""
 # From the run folder (scripts/lab/plan/runfolder.mjs): run.env as run_NAME
 # (a step's own step.env is read by the functions that run it).
 run_steps=0 run_preflight="" run_load_services="" run_load_profiles="" run_sized_services="" run_tls_floor=""
@@ -148,6 +147,8 @@ cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   [[ -n "${run_dir}" ]] || exit "${rc}"
+  stop_runner
+  take_lab_state
   if [[ ${run_accepted} -eq 0 ]]; then
     # Refused before anything started (bad input, no lab, a target that
     # cannot fit): the run folder goes, results/ is as it was.
@@ -172,6 +173,7 @@ cleanup() {
   fi
   # Last: putting the baseline back reads HAProxy through its probe.
   remove_instance_probes || true
+  [[ -z "${lab_state_file}" ]] || rm -f "${lab_state_file}" "${lab_state_file}.new"
   if [[ -f "${run_dir}/INCOMPLETE" ]]; then
     labctl report "${run_dir#"${LAB_ROOT}/"}" --command "scripts/scenario.sh ${scenario_args}" >/dev/null 2>&1 || true
     log "partial results kept in ${run_dir#"${LAB_ROOT}/"} (marked INCOMPLETE)"
@@ -219,20 +221,73 @@ main() {
   labctl plan "${scenario}" --check "$@" || exit 2
   fit_nofile
   new_run_dir
+  lab_state_file=$(mktemp)
+  catch_signals
+  supervise run_scenario "$@"
+}
+
+# catch_signals: cleanup on any exit; Ctrl-C or SIGTERM only noted, the
+# supervising shell then stops waiting (supervise).
+catch_signals() {
   trap cleanup EXIT
-  trap 'interrupted=1; exit 130' INT TERM
+  trap 'interrupted=1' INT TERM
+}
+
+# supervise FUNCTION ARGS...: FUNCTION in a process group of its own while
+# this shell only waits; its exit status, or 130 on Ctrl-C or SIGTERM. Why:
+# bash 5.2.15 (Debian 12) cannot parse a trap that fires while it expands a
+# command's second command substitution ("interrupt trap: unexpected EOF
+# while looking for matching `)'", exit 2, the Ctrl-C lost); a shell that
+# waits expands none. Ctrl-C reaches this shell only (the terminal's
+# foreground group); cleanup stops the runner's group with SIGTERM.
+supervise() {
+  local rc=0
+  [[ ${interrupted} -eq 0 ]] || return 130
+  set -m
+  "$@" </dev/null &
+  runner_pid=$!
+  set +m
+  wait "${runner_pid}" || rc=$?
+  [[ ${interrupted} -eq 0 ]] || return 130
+  runner_pid=""
+  return "${rc}"
+}
+
+# stop_runner: the runner's process group, its docker commands included, gone
+# (SIGTERM; it saved the lab's state as it went: save_lab_state).
+stop_runner() {
+  [[ -n "${runner_pid}" ]] || return 0
+  kill -TERM -- "-${runner_pid}" 2>/dev/null || true
+  wait "${runner_pid}" 2>/dev/null || true
+  runner_pid=""
+}
+
+# take_lab_state: what the runner saved (save_lab_state): a run that got that
+# far started (run_accepted), and cleanup knows what to put back.
+take_lab_state() {
+  [[ -s "${lab_state_file}" ]] || return 0
+  read_env "${lab_state_file}" saved
+  # shellcheck disable=SC2154 # read_env sets saved_NAME
+  lab_touched="${saved_lab_touched}" applied_env="${saved_applied_env}" \
+    original_scale="${saved_original_scale}" somaxconn="${saved_somaxconn}" run_accepted=1
+  [[ ! -f "${run_dir}/run.env" ]] || read_run_env
+}
+
+# run_scenario ARGS...: the run itself, in the process supervise starts (no
+# traps of its own: SIGTERM ends it, the supervising shell cleans up).
+run_scenario() {
+  trap - EXIT INT TERM
   plan_run "$@"
-  run_accepted=1
   started_ms=$(now_ms)
   original_scale=$(backend_scale)
   somaxconn=$(instance_exec "$(first_instance)" cat /proc/sys/net/core/somaxconn)
+  save_lab_state
   log "${scenario}: ${run_steps} steps, results in ${run_dir#"${LAB_ROOT}/"}"
   [[ "${run_tls_floor:-none}" != needed ]] || tls_floor >"${run_dir}/tls-floor.env"
   local i
   for ((i = 1; i <= run_steps; i++)); do
-    run_step "$(step_dir "${i}")" </dev/null
+    run_step "$(step_dir "${i}")"
   done
-  trap - INT TERM
   local rc=0
   write_versions
   labctl report "${run_dir#"${LAB_ROOT}/"}" --command "scripts/scenario.sh ${scenario_args}" || rc=$?

@@ -3,7 +3,11 @@
 # every instance of the topology (a reload, or a restart when the listening
 # sockets change, read back with ss), the backends' scale, the services'
 # settings. Its own state, for the runner's cleanup: lab_touched (1 once
-# anything changed) and applied_env (the services' settings in force).
+# anything changed), applied_env (the services' settings in force), and what
+# to put back: original_scale (the backends') and somaxconn (the kernel's cap
+# on a listening socket's backlog in HAProxy's containers). The runner works in
+# a process of its own (scripts/scenario.sh supervise): save_lab_state hands
+# this state to the process that cleans up, through lab_state_file.
 # shellcheck source=scripts/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -11,6 +15,18 @@ readonly LIVE_CFG=/var/lib/haproxy/live.cfg
 readonly BASELINE_CFG=/usr/local/etc/haproxy/haproxy.cfg
 lab_touched=0
 applied_env=""
+original_scale=""
+somaxconn=""
+lab_state_file=""
+
+# save_lab_state: the state above into lab_state_file, NAME=value lines
+# (written whole, then renamed: a reader never sees half of it).
+save_lab_state() {
+  [[ -n "${lab_state_file}" ]] || return 0
+  printf '%s\n' "lab_touched=${lab_touched}" "applied_env=${applied_env}" \
+    "original_scale=${original_scale}" "somaxconn=${somaxconn}" >"${lab_state_file}.new" \
+    && mv -f "${lab_state_file}.new" "${lab_state_file}"
+}
 
 # quiet: no HAProxy instance holds a client connection, for two polls in a
 # row (leftovers of the previous step, e.g. connections that waited in the
@@ -111,13 +127,16 @@ instance_runs() { [[ "$(haproxy_info description "$1")" == "$2" ]]; }
 apply_config() {
   local instance
   for instance in $(haproxy_instances); do
+    # Noted before the change: a runner stopped in the middle of it still
+    # gets the baseline back.
+    lab_touched=1
+    save_lab_state
     # shellcheck disable=SC2016 # expanded by the container's bash
     instance_exec "${instance}" bash -c '
       cat > /var/lib/haproxy/candidate.cfg &&
       haproxy -c -q -f /var/lib/haproxy/candidate.cfg &&
       mv -f /var/lib/haproxy/candidate.cfg "$1"' _ "${LIVE_CFG}" <"$1" \
       || die "HAProxy ${instance} rejected $1 (haproxy -c above); its running config is unchanged"
-    lab_touched=1
     switch_instance "${instance}" "$2" "$3" "$4" "$5" || die "HAProxy ${instance} did not take $1 as asked (above)"
   done
   wait_for 60 "HAProxy to drain the previous step's connections" quiet || true
@@ -178,6 +197,7 @@ use_compose_env() {
   # shellcheck disable=SC2086 # one word per K=V, checked by the planner
   for kv in ${wanted}; do export "${kv?}"; done
   applied_env="${wanted}" lab_touched=1
+  save_lab_state
   log "services with ${wanted:-their default settings}"
   local args=() pair
   IFS=',' read -r -a pairs <<<"$(backend_scale)"
