@@ -141,7 +141,7 @@ start_load() {
 # settled (or mid-hold) every container's memory (DIR/stats-peak.txt) with
 # each instance's own view beside it.
 watch_load() {
-  local started=${SECONDS} instance conns service profile seconds sample_at title hits_before profiles
+  local started=${SECONDS} instance conns service profile seconds sample_at title hits_before profiles peak=""
   service=$(step_value "$1" service) profile=$(step_value "$1" profile)
   seconds=$(step_value "$1" seconds) sample_at=$(step_value "$1" sample_at)
   title="$(step_value "$1" index)/$(step_value "$1" total) $(step_value "$1" label)"
@@ -153,13 +153,25 @@ watch_load() {
     progress "${title}" $((seconds - (SECONDS - started))) "${conns} conns, $(($(hits_so_far) - hits_before))"
     # The load tool's CPU so far: its cgroup goes when it ends.
     container_cpu "$1/cpu-samples.txt" --profile "${profile}" "${service}"
-    if [[ ! -s "$1/stats-peak.txt" ]] && ((SECONDS - started >= sample_at)); then
-      container_stats "$1/stats-peak.txt" "${profiles[@]}"
-      for instance in $(haproxy_instances); do
-        haproxy_cli "show info" "${instance}" >"$1/${instance}-info-peak.txt" 2>/dev/null || true
-      done
+    if [[ -z "${peak}" ]] && ((SECONDS - started >= sample_at)); then
+      # In the background: docker stats takes 2-5 s, which would leave a gap
+      # in the samples (a CI run's plateau once had two samples).
+      peak_snapshot "$1" "${profiles[@]}" &
+      peak=$!
     fi
     sleep 1
+  done
+  [[ -z "${peak}" ]] || wait "${peak}" || true
+}
+
+# peak_snapshot DIR [--profile P ...]: every container's memory
+# (DIR/stats-peak.txt) and each HAProxy instance's show info beside it.
+peak_snapshot() {
+  local dir="$1" instance
+  shift
+  container_stats "${dir}/stats-peak.txt" "$@"
+  for instance in $(haproxy_instances); do
+    haproxy_cli "show info" "${instance}" >"${dir}/${instance}-info-peak.txt" 2>/dev/null || true
   done
 }
 

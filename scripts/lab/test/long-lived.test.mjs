@@ -104,8 +104,9 @@ describe('long-lived steps', () => {
     const r = run([step('a', { expect: { plateau_conns: '±5%of:littles_conns', mean_ms: '±10%of:half', failure_pct: '0..1' }, model: { half: 500 } })],
       { 'steps/a': { 'loadgen-1.json': k6({ count: 900, avg: 1010 }), 'samples.txt': samples, 'haproxy-log.txt': LOG } });
     const m = r.rows[0].measured;
-    assert.equal(m.plateau_conns, 100);
-    assert.equal(m.backend_plateau, 100);
+    // Samples at 5, 6, 8, 9 s of 10 (the one at 10 s is the load's end).
+    assert.equal(m.plateau_conns, 99);
+    assert.equal(m.backend_plateau, 99);
     assert.equal(m.haproxy_conns_peak, 103);
     assert.equal(m.littles_conns, 101); // 100/s × 1.01 s, not 90/s completed
     assert.equal(m.sd_aborts, 2);
@@ -114,6 +115,15 @@ describe('long-lived steps', () => {
     assert.match(r.rows[0].verdicts.mean_ms.text, /vs half 500/);
     assert.equal(r.rows[0].verdicts.plateau_conns.ok, true);
     assert.equal(r.rows[0].verdicts.failure_pct.ok, true);
+  });
+
+  // A CI run whose sampler fell behind (a slow docker stats): two samples in
+  // the second half, the one at the load's end reading the connections draining.
+  test('plateau: a sample at the load\'s end is not the plateau', () => {
+    const few = 't haproxy_conns backend_conns\n0 25 27\n1 106 107\n3 104 105\n5 93 94\n10 92 93\n12 36 36\n';
+    const r = run([step('a', { load: { seconds: 12, env: { RATE: '200' } } })],
+      { 'steps/a': { 'loadgen-1.json': k6({ count: 2400, avg: 500 }), 'samples.txt': few } });
+    assert.deepEqual([r.rows[0].measured.plateau_conns, r.rows[0].measured.backend_plateau], [92, 93]);
   });
 
   // The CI run that failed on a busy machine: mean 566.8 ms against the
