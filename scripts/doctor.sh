@@ -106,7 +106,7 @@ image_names() {
   IFS=',' read -r -a files <<<"${COMPOSE_ENV_FILES:-.env}"
   {
     printf '%s\n' HAPROXY_IMAGE NODE_IMAGE PROMETHEUS_IMAGE GRAFANA_IMAGE K6_IMAGE HAPROXY_EXPORTER_IMAGE \
-      SHELLCHECK_IMAGE NETPROBE_IMAGE ACTIONLINT_IMAGE
+      SHELLCHECK_IMAGE NETPROBE_IMAGE ACTIONLINT_IMAGE VEGETA_IMAGE GOLANG_IMAGE
     for file in "${files[@]}"; do
       [[ -f "${file}" ]] && sed -n 's/^\([A-Z0-9_]*_IMAGE\)=.*/\1/p' "${file}"
     done
@@ -152,6 +152,11 @@ check_images() {
     elif [[ "${name}" == NETPROBE_IMAGE ]]; then
       report warn "${check}" "${image} not built yet (built from netprobe/Dockerfile when a scenario needs it)" \
         "docker compose --profile tools build netprobe"
+    elif [[ "${name}" == VEGETA_IMAGE ]]; then
+      report warn "${check}" "${image} not built yet (built from loadgen/vegeta/Dockerfile when a scenario runs vegeta)" \
+        "docker compose --profile attack build vegeta (with no registry: scripts/offline-images.sh)"
+    elif [[ "${name}" == GOLANG_IMAGE ]] && present "$(env_value VEGETA_IMAGE)"; then
+      report ok "${check}" "${image} not needed: VEGETA_IMAGE, the one image built on it, is present"
     elif [[ "${image}" == haproxy-lab/* ]]; then
       report FAIL "${check}" "${image} not built (an offline stand-in, never pulled)" "scripts/offline-images.sh"
     elif reachable "${image}"; then

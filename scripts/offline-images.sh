@@ -51,16 +51,17 @@ build_base() {
     "${suite}" - | docker import --change 'CMD ["bash"]' - "${base}" >/dev/null
 }
 
-# build_image VAR DOCKERFILE: build the image named by VAR in offline.env; its
-# tag is the package version line the Dockerfile pins.
+# build_image VAR DOCKERFILE [ARG=VALUE...]: build the image named by VAR in
+# offline.env; its tag is the package version line the Dockerfile pins.
 build_image() {
-  local ref version output
+  local ref version output arg args=()
   ref=$(image_ref "$1")
   version="${ref##*:}"
   log "$1 → ${ref} (${2})"
+  for arg in "${@:3}"; do args+=(--build-arg "${arg}"); done
   if ! output=$(docker build \
       --build-arg "BASE_IMAGE=${BASE_IMAGE_REPO}:${suite}" \
-      --build-arg "VERSION=${version}" \
+      --build-arg "VERSION=${version}" "${args[@]}" \
       -f "${build_dir}/$2" -t "${ref}" "${build_dir}" 2>&1); then
     printf '%s\n' "${output}" | tail -n 25 >&2
     die "building ${ref} failed (output above)"
@@ -100,6 +101,9 @@ main() {
   docker image inspect "$(image_ref K6_IMAGE)" >/dev/null 2>&1 \
     || log "K6_IMAGE: compiling k6 from its Go module takes several minutes"
   build_image K6_IMAGE k6.Dockerfile
+  # vegeta's version: .env's (compose passes the same to loadgen/vegeta/Dockerfile).
+  build_image VEGETA_IMAGE vegeta.Dockerfile "NODE_IMAGE=$(image_ref NODE_IMAGE)" \
+    "VEGETA_VERSION=$(sed -n 's/^VEGETA_VERSION=//p' "${ROOT}/.env")"
   log "done in $((SECONDS - start)) s; use: export COMPOSE_ENV_FILES=.env,offline.env"
   docker image ls --format '{{.Repository}}:{{.Tag}}\t{{.Size}}' | grep '^haproxy-lab/' | sort
 }

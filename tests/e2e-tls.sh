@@ -2,7 +2,8 @@
 # End to end, TLS at HAProxy: fe_tls's certificates made once into their
 # volume and kept, each certificate reached and read back from the handshake,
 # curl with the lab's CA, old TLS refused; the tls-cost scenario's ordering
-# and handshake mix; connections --tls. Helpers and setup: tests/e2e.sh.
+# and handshake mix; connections --tls; vegeta's TLS resumption as HAProxy
+# counts it. Helpers and setup: tests/e2e.sh.
 
 # ca_sum: the checksum of the CA HAProxy's fe_tls serves from its volume.
 ca_sum() { compose exec -T haproxy cat /etc/haproxy-certs/ca.crt | sha256sum | cut -d' ' -f1; }
@@ -66,4 +67,46 @@ test_e2e_09f_tls_cost_quick() {
 # connections --tls, quick: every level plain then over TLS, side by side.
 test_e2e_09g_connections_tls_quick() {
   scenario_judged connections-tls connections --quick --tls
+}
+
+# vegeta_attack NAME ENV=VALUE...: 40 requests (20/s for 2 s) from the vegeta
+# load tool (built by compose if absent, as a scenario would); its summary
+# vegeta-1.json into E2E_SUMMARIES/NAME.
+vegeta_attack() {
+  local name="$1" args=() kv
+  shift
+  for kv in "$@"; do args+=(-e "${kv}"); done
+  compose --profile attack run --rm -T -e RATE=20 -e DURATION=2 -e LOADGEN_SUMMARY_DIR="${E2E_SUMMARIES#results/}/${name}" \
+    "${args[@]}" vegeta >/dev/null
+}
+
+# full_and_resumed: fe_tls's full and resumed handshakes so far (show stat's
+# ssl_sess and ssl_reused_sess).
+full_and_resumed() { echo "$(haproxy_stat_sum fe_tls FRONTEND ssl_sess) $(haproxy_stat_sum fe_tls FRONTEND ssl_reused_sess)"; }
+
+# vegeta, the open-model generator: plain, and over TLS with a connection per
+# request, resuming sessions or not as asked, as HAProxy's own counters see
+# the handshakes; every request answered, none dropped.
+test_e2e_13b_vegeta_resumes_tls_only_when_asked_as_haproxy_counts() {
+  local before after full resumed full_now resumed_now summary
+  e2e_up
+  before=$(haproxy_stat_sum fe_main FRONTEND req_tot)
+  vegeta_attack plain TARGET=http://haproxy:8080
+  after=$(haproxy_stat_sum fe_main FRONTEND req_tot)
+  assert_eq 40 $((after - before)) "requests fe_main counted from a 20/s, 2 s attack"
+  summary=$(cat "${LAB_ROOT}/${E2E_SUMMARIES}/plain/vegeta-1.json")
+  assert_eq '"status_codes":{"200":40} "dropped":0' \
+    "$(grep -o '"status_codes":{[^}]*}' <<<"${summary}") $(grep -o '"dropped":[0-9]*' <<<"${summary}")" "vegeta's own count"
+  read -r full resumed <<<"$(full_and_resumed)"
+  vegeta_attack resume TARGET=https://ecdsa.haproxy:8443 KEEPALIVE=false TLS_RESUME=true
+  read -r full_now resumed_now <<<"$(full_and_resumed)"
+  assert_eq 40 $((full_now - full + resumed_now - resumed)) "handshakes of 40 connections"
+  # The first connections race for a ticket: a few may be full handshakes.
+  assert_ge 30 $((resumed_now - resumed)) "resumed handshakes of 40 connections with TLS_RESUME=true (full: $((full_now - full)))"
+  read -r full resumed <<<"$(full_and_resumed)"
+  vegeta_attack full TARGET=https://rsa.haproxy:8443 KEEPALIVE=false TLS_RESUME=false
+  read -r full_now resumed_now <<<"$(full_and_resumed)"
+  assert_eq "40 0" "$((full_now - full)) $((resumed_now - resumed))" "full and resumed handshakes with TLS_RESUME=false"
+  grep -q '"dropped":0' "${LAB_ROOT}/${E2E_SUMMARIES}/full/vegeta-1.json" \
+    || fail "vegeta dropped requests over TLS: $(cat "${LAB_ROOT}/${E2E_SUMMARIES}/full/vegeta-1.json")"
 }

@@ -43,7 +43,7 @@ e2e_teardown() {
 # runner that did not clean up, HAProxy on the baseline config. Cheap when the
 # lab is already so (compose up --wait changes nothing, ~2 s).
 e2e_up() {
-  compose --profile load --profile hold --profile pace rm -sf loadgen holder pacer >/dev/null 2>&1 || true
+  compose --profile load --profile hold --profile pace --profile attack rm -sf loadgen holder pacer vegeta >/dev/null 2>&1 || true
   quiet_compose up -d --wait --wait-timeout 180 "$@" "${E2E_SERVICES[@]}"
   if ! description_is baseline; then
     # Every start of the container links the baseline back, with its own
@@ -152,6 +152,6 @@ scenario_judged() {
 # 1 + 1 backends.
 assert_lab_restored() {
   assert_eq baseline "$(haproxy_info description)" "HAProxy config after the scenario"
-  assert_eq "" "$(compose --profile load --profile hold --profile pace ps -q loadgen holder pacer)" "load generators left"
+  assert_eq "" "$(compose --profile load --profile hold --profile pace --profile attack ps -q loadgen holder pacer vegeta)" "load generators left"
   assert_eq "backend-fast=1,backend-slow=1" "$(backend_scale)" "backend scale after the scenario"
 }

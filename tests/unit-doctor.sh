@@ -228,7 +228,7 @@ test_unit_doctor_engine_down_fails_and_skips_what_needs_it() {
 }
 
 test_unit_doctor_missing_image_not_pullable_names_offline_images() {
-  local dir out rc=0 prom k6 stand_in grafana netprobe
+  local dir out rc=0 prom k6 stand_in grafana netprobe vegeta golang
   dir=$(doctor_setup)
   prom=$(COMPOSE_ENV_FILES=.env env_value PROMETHEUS_IMAGE)
   k6=$(COMPOSE_ENV_FILES=.env env_value K6_IMAGE)
@@ -244,6 +244,16 @@ test_unit_doctor_missing_image_not_pullable_names_offline_images() {
   # A registry: absent but pullable is fine.
   out=$(run_doctor "${dir}" COMPOSE_ENV_FILES=.env FAKE_ABSENT="${prom}")
   assert_match "^ok   image PROMETHEUS_IMAGE: ${prom} not present, pullable" "$(line_of 'image PROMETHEUS_IMAGE' "${out}")" "pullable"
+  # vegeta's image, built by compose, not built yet: a warning; golang, its
+  # build stage's image, then needed (pullable here), else not.
+  vegeta=$(COMPOSE_ENV_FILES=.env env_value VEGETA_IMAGE)
+  golang=$(COMPOSE_ENV_FILES=.env env_value GOLANG_IMAGE)
+  out=$(run_doctor "${dir}" COMPOSE_ENV_FILES=.env FAKE_ABSENT="${vegeta} ${golang}")
+  assert_match '^warn image VEGETA_IMAGE: .* not built yet .*; fix: docker compose --profile attack build vegeta' \
+    "$(line_of 'image VEGETA_IMAGE' "${out}")" "vegeta not built"
+  assert_match "^ok   image GOLANG_IMAGE: ${golang} not present, pullable" "$(line_of 'image GOLANG_IMAGE' "${out}")" "golang for building vegeta"
+  out=$(run_doctor "${dir}" COMPOSE_ENV_FILES=.env FAKE_ABSENT="${golang}" FAKE_NO_REGISTRY=1 2>/dev/null || true)
+  assert_match "^ok   image GOLANG_IMAGE: ${golang} not needed: VEGETA_IMAGE" "$(line_of 'image GOLANG_IMAGE' "${out}")" "golang with vegeta built"
   # Offline: a stand-in not built yet fails; Grafana (no stand-in) and netprobe (built by compose) warn.
   stand_in=$(COMPOSE_ENV_FILES=.env,offline.env env_value HAPROXY_IMAGE)
   grafana=$(COMPOSE_ENV_FILES=.env,offline.env env_value GRAFANA_IMAGE)

@@ -54,6 +54,16 @@ test_unit_pacer_node_test() {
   in_image NODE_IMAGE node --test 'loadgen/pacer/test/**/*.test.mjs'
 }
 
+# In the vegeta image (built by compose when absent): its real vegeta attacks
+# a local server through loadgen/vegeta/attack.mjs, so nothing may be skipped.
+test_unit_vegeta_node_test() {
+  local out
+  docker image inspect "$(env_value VEGETA_IMAGE)" >/dev/null 2>&1 || compose --profile attack build -q vegeta
+  out=$(in_image VEGETA_IMAGE node --test 'loadgen/vegeta/test/**/*.test.mjs' 2>&1) || { echo "${out}"; return 1; }
+  echo "${out}" | tail -n 8
+  assert_match $'(^|\n)ℹ skipped 0(\n|$)' "${out}" "node --test in the vegeta image, the real attack included"
+}
+
 test_unit_certificates_node_test() {
   in_image NODE_IMAGE node --test 'tls/test/**/*.test.mjs'
 }
@@ -232,7 +242,7 @@ test_unit_runner_reads_the_planners_step_folders() {
     file_prefixed "${step}/step.env" compose | sed "s/^/compose: /"')
   rm -rf "${LAB_ROOT:?}/${out}"
   echo "${values}"
-  assert_eq "run: 2 steps, preflight none, services loadgen holder pacer, --profile load --profile hold --profile pace, sized holder" \
+  assert_eq "run: 2 steps, preflight none, services loadgen holder pacer vegeta, --profile load --profile hold --profile pace --profile attack, sized holder" \
     "$(sed -n 1p <<<"${values}")" "run.env as the runner reads it"
   assert_match '^step: 1/2 backend-timeout-2s loadgen load x1 [0-9.]+s$' "$(sed -n 2p <<<"${values}")" "step 1's step.env"
   assert_match "load: TESTID=backend-timeout-\\.unit-plan-[0-9]+-backend-timeout-2s" "${values}" "the step's test id"

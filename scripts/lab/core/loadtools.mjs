@@ -27,6 +27,7 @@
 //                     SERVICE_memory_bytes in limits.env)
 import { loadConfig } from '../../../loadgen/holder/lib.mjs';
 import { loadConfig as pacerConfig } from '../../../loadgen/pacer/lib.mjs';
+import { loadConfig as vegetaConfig } from '../../../loadgen/vegeta/lib.mjs';
 import { UsageError, parseDuration } from './usage.mjs';
 
 // Set by the runner for every step, whatever the tool.
@@ -91,6 +92,23 @@ export const LOAD_TOOLS = {
     seconds: (env) => pacerConfig(env).duration,
     lastSeconds: (env) => { const c = pacerConfig(env); return c.duration + c.timeout; },
     sampleAt: (env) => pacerConfig(env).duration / 2,
+    needs: (env) => (env.RATE && env.DURATION ? null : 'RATE and DURATION'),
+    sized: false,
+  }),
+  // vegeta: the open-model generator that can outrun HAProxy (constant rate,
+  // its client CPU per request the lowest of the generators measured here).
+  vegeta: loadToolEntry({
+    service: 'vegeta',
+    profile: 'attack',
+    replicas: 'VEGETA_REPLICAS',
+    index: 'VEGETA_INDEX',
+    own: ['RATE', 'DURATION', 'LOAD_PATH', 'KEEPALIVE', 'CONNECTIONS', 'TLS_RESUME', 'TIMEOUT', 'WORKERS', 'MAX_WORKERS'],
+    compose: ['VEGETA_MEMORY'],
+    scripts: false,
+    env: () => ({}),
+    seconds: (env) => vegetaConfig(env).duration,
+    lastSeconds: (env) => { const c = vegetaConfig(env); return c.duration + c.timeout; },
+    sampleAt: (env) => vegetaConfig(env).duration / 2,
     needs: (env) => (env.RATE && env.DURATION ? null : 'RATE and DURATION'),
     sized: false,
   }),

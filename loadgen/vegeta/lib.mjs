@@ -1,0 +1,121 @@
+// Testable parts of the vegeta load tool: vegeta (tsenart/vegeta) attacks at
+// a constant rate whatever the latency (open model, as seed 04's client), and
+// costs the client less CPU per request than k6 or the pacer. This wrapper
+// turns the lab's settings into `vegeta attack` flags, and vegeta's own JSON
+// report (kept verbatim) plus the container's CPU time into vegeta-<index>.json.
+import { ownCpu } from '../pacer/lib.mjs';
+
+export { ownCpu };
+export { writeSummary } from '../holder/lib.mjs';
+
+const bad = (name, what, raw) => new RangeError(`${name} must be ${what} (got ${JSON.stringify(String(raw))})`);
+const flag = (env, name, def) => {
+  const raw = env[name] ?? '';
+  if (raw === '') return def;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw bad(name, 'true or false', raw);
+};
+const number = (env, name, def, min, max) => {
+  const raw = String(env[name] ?? '').replace(/s$/, '');
+  const n = raw === '' ? def : /^[0-9]+(\.[0-9]+)?$/.test(raw) ? Number(raw) : NaN;
+  if (n >= min && n <= max) return n;
+  throw bad(name, `a number from ${min} to ${max}`, env[name]);
+};
+
+// The latency buckets of the histogram kept beside the report (vegeta's
+// hist[...] report type), from sub-millisecond to the timeout's range.
+export const HIST_BUCKETS = '0,1ms,2ms,5ms,10ms,20ms,50ms,100ms,200ms,500ms,1s,2s,5s,10s';
+
+// Settings from the environment (empty = the default); a RangeError saying
+// "NAME must be ... (got "x")" for a bad one. RATE is the whole step's; each
+// of VEGETA_REPLICAS replicas sends its share.
+export function loadConfig(env = process.env) {
+  const target = env.TARGET || 'http://haproxy:8080';
+  const m = /^(https?):\/\/([A-Za-z0-9._-]+):([0-9]{1,5})\/?$/.exec(target);
+  if (!m) throw bad('TARGET', 'an http(s)://host:port URL', target);
+  const loadPath = env.LOAD_PATH || '/fast';
+  if (!/^\/[\x21-\x7e]*$/.test(loadPath)) throw bad('LOAD_PATH', 'a path starting with /', loadPath);
+  const replicas = number(env, 'VEGETA_REPLICAS', 1, 1, 1000);
+  const summaryDir = env.LOADGEN_SUMMARY_DIR || '';
+  if (summaryDir.startsWith('/') || /(^|\/)\.\.(\/|$)/.test(summaryDir)) throw bad('LOADGEN_SUMMARY_DIR', 'a relative folder without ..', summaryDir);
+  const rate = number(env, 'RATE', 200, 0.1, 1e7);
+  return {
+    tls: m[1] === 'https',
+    url: `${m[1]}://${m[2]}:${m[3]}${loadPath}`,
+    target,
+    path: loadPath,
+    rate: rate / replicas,
+    duration: number(env, 'DURATION', 10, 0.1, 86400),
+    keepalive: flag(env, 'KEEPALIVE', true),
+    connections: number(env, 'CONNECTIONS', 10000, 1, 1e6),
+    resume: flag(env, 'TLS_RESUME', true),
+    ca: env.TLS_CA || '/certs/ca.crt',
+    timeout: number(env, 'TIMEOUT', 10, 0.1, 3600),
+    workers: number(env, 'WORKERS', 10, 1, 1e6),
+    maxWorkers: number(env, 'MAX_WORKERS', 10000, 1, 1e6),
+    replicas,
+    index: env.VEGETA_INDEX ? number(env, 'VEGETA_INDEX', 1, 1, replicas) : 1,
+    testid: env.TESTID || 'adhoc',
+    summaryDir,
+    resultsRoot: env.RESULTS_ROOT || '/results',
+  };
+}
+
+// attackArgs CFG RESULTS: `vegeta attack` arguments for CFG, its binary
+// results into the file RESULTS. HTTP/1.1 as the article (vegeta would speak
+// HTTP/2 wherever ALPN offers it). -max-workers bounds the goroutines a late
+// client would pile up: past it, vegeta sends less than the rate (the lateness
+// the report counts as "dropped").
+export function attackArgs(cfg, results) {
+  // vegeta's rate is a whole number per period: a share like 333.5/s is 3335/10s.
+  const per = [1, 10, 100, 1000].find((p) => Number.isInteger(Math.round(cfg.rate * p * 1e6) / 1e6)) ?? 1000;
+  return [
+    'attack',
+    `-rate=${Math.round(cfg.rate * per)}/${per}s`,
+    `-duration=${Math.round(cfg.duration * 1000)}ms`,
+    `-timeout=${Math.round(cfg.timeout * 1000)}ms`,
+    `-keepalive=${cfg.keepalive}`,
+    '-http2=false',
+    `-connections=${cfg.connections}`,
+    `-workers=${Math.min(cfg.workers, cfg.maxWorkers)}`,
+    `-max-workers=${cfg.maxWorkers}`,
+    ...(cfg.tls ? [`-session-tickets=${cfg.resume}`, `-root-certs=${cfg.ca}`] : []),
+    `-name=${cfg.testid}`,
+    `-output=${results}`,
+  ];
+}
+
+// The one target vegeta reads (its "http" targets format).
+export const targetLine = (cfg) => `GET ${cfg.url}\n`;
+
+// summarize {cfg, report, hist, cpu, version, interrupted}: this replica's
+// summary: vegeta's JSON report verbatim, what was asked (planned requests),
+// the lateness (asked but never sent), the container's CPU time at the
+// attack's end (before the reports, which are not the load).
+export function summarize({ cfg, report, hist = '', cpu, version = null, interrupted = false }) {
+  const planned = Math.round(cfg.rate * cfg.duration);
+  const requests = Number(report?.requests) || 0;
+  const ok = Math.round((Number(report?.success) || 0) * requests);
+  return {
+    tool: 'vegeta',
+    index: cfg.index,
+    replicas: cfg.replicas,
+    testid: cfg.testid,
+    version,
+    target: cfg.url,
+    rate: cfg.rate,
+    duration: cfg.duration,
+    keepalive: cfg.keepalive,
+    tls_resume: cfg.tls ? cfg.resume : null,
+    planned,
+    requests,
+    ok,
+    failed: requests - ok,
+    // Not sent at all: the client fell behind the rate (its own limit).
+    dropped: interrupted ? 0 : Math.max(0, planned - requests),
+    interrupted,
+    cpu,
+    report,
+    hist,
+  };
+}
