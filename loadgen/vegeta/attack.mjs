@@ -26,6 +26,16 @@ try {
 }
 if (cfg.tls && !fs.existsSync(cfg.ca)) die(`no CA at ${cfg.ca}: mount the haproxy-certs volume at /certs (compose does)`);
 
+// Where the summary goes, writable before any load is sent (not found out after it).
+if (cfg.summaryDir) {
+  const dir = path.join(cfg.resultsRoot, cfg.summaryDir);
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (err) {
+    die(`cannot write the summary into ${dir}: ${err.code ?? err.message} (the results folder must be writable by uid ${process.getuid()})`);
+  }
+}
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vegeta-'));
 const results = path.join(work, 'results.bin');
 const who = `vegeta ${cfg.index}/${cfg.replicas}`;
