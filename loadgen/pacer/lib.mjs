@@ -9,33 +9,42 @@ import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 
-const bad = (name, what, raw) => new RangeError(`${name} must be ${what} (got ${JSON.stringify(String(raw))})`);
-const flag = (env, name, def) => {
+// Readers of one setting (also the vegeta wrapper's): a RangeError saying
+// "NAME must be ... (got "x")" for a bad value.
+export const bad = (name, what, raw) => new RangeError(`${name} must be ${what} (got ${JSON.stringify(String(raw))})`);
+export const flag = (env, name, def) => {
   const raw = env[name] ?? '';
   if (raw === '') return def;
   if (raw === 'true' || raw === 'false') return raw === 'true';
   throw bad(name, 'true or false', raw);
 };
-const number = (env, name, def, min, max) => {
+export const number = (env, name, def, min, max) => {
   const raw = String(env[name] ?? '').replace(/s$/, '');
   const n = raw === '' ? def : /^[0-9]+(\.[0-9]+)?$/.test(raw) ? Number(raw) : NaN;
   if (n >= min && n <= max) return n;
   throw bad(name, `a number from ${min} to ${max}`, env[name]);
 };
 
-// Settings from the environment (empty = the default); a RangeError saying
-// "NAME must be ... (got "x")" for a bad one.
-export function loadConfig(env = process.env) {
+// The settings every open-model tool reads the same way: TARGET, LOAD_PATH,
+// LOADGEN_SUMMARY_DIR (also the vegeta wrapper's).
+export function requestSettings(env) {
   const target = env.TARGET || 'http://haproxy:8080';
   const m = /^(https?):\/\/([A-Za-z0-9._-]+):([0-9]{1,5})\/?$/.exec(target);
   if (!m) throw bad('TARGET', 'an http(s)://host:port URL', target);
   const loadPath = env.LOAD_PATH || '/fast';
   if (!/^\/[\x21-\x7e]*$/.test(loadPath)) throw bad('LOAD_PATH', 'a path starting with /', loadPath);
-  const replicas = number(env, 'PACER_REPLICAS', 1, 1, 10000);
   const summaryDir = env.LOADGEN_SUMMARY_DIR || '';
   if (summaryDir.startsWith('/') || /(^|\/)\.\.(\/|$)/.test(summaryDir)) throw bad('LOADGEN_SUMMARY_DIR', 'a relative folder without ..', summaryDir);
+  return { scheme: m[1], tls: m[1] === 'https', host: m[2], port: Number(m[3]), path: loadPath, target, summaryDir };
+}
+
+// Settings from the environment (empty = the default); a RangeError saying
+// "NAME must be ... (got "x")" for a bad one.
+export function loadConfig(env = process.env) {
+  const { tls, host, port, path: loadPath, target, summaryDir } = requestSettings(env);
+  const replicas = number(env, 'PACER_REPLICAS', 1, 1, 10000);
   return {
-    tls: m[1] === 'https', host: m[2], port: Number(m[3]), path: loadPath, target,
+    tls, host, port, path: loadPath, target,
     rate: number(env, 'RATE', 200, 0.1, 1e6) / replicas,
     duration: number(env, 'DURATION', 10, 0.1, 86400),
     keepalive: flag(env, 'KEEPALIVE', false),

@@ -1,26 +1,12 @@
 // Testable parts of the vegeta load tool: vegeta (tsenart/vegeta) attacks at
-// a constant rate whatever the latency (open model, as seed 04's client), and
-// costs the client less CPU per request than k6 or the pacer. This wrapper
+// a constant rate whatever the latency (open model, as seed 04's client),
+// kept-alive or not, resuming TLS sessions or not (k6 never resumes). This wrapper
 // turns the lab's settings into `vegeta attack` flags, and vegeta's own JSON
 // report (kept verbatim) plus the container's CPU time into vegeta-<index>.json.
-import { ownCpu } from '../pacer/lib.mjs';
+import { flag, number, ownCpu, requestSettings } from '../pacer/lib.mjs';
 
 export { ownCpu };
 export { writeSummary } from '../holder/lib.mjs';
-
-const bad = (name, what, raw) => new RangeError(`${name} must be ${what} (got ${JSON.stringify(String(raw))})`);
-const flag = (env, name, def) => {
-  const raw = env[name] ?? '';
-  if (raw === '') return def;
-  if (raw === 'true' || raw === 'false') return raw === 'true';
-  throw bad(name, 'true or false', raw);
-};
-const number = (env, name, def, min, max) => {
-  const raw = String(env[name] ?? '').replace(/s$/, '');
-  const n = raw === '' ? def : /^[0-9]+(\.[0-9]+)?$/.test(raw) ? Number(raw) : NaN;
-  if (n >= min && n <= max) return n;
-  throw bad(name, `a number from ${min} to ${max}`, env[name]);
-};
 
 // The latency buckets of the histogram kept beside the report (vegeta's
 // hist[...] report type), from sub-millisecond to the timeout's range.
@@ -30,18 +16,12 @@ export const HIST_BUCKETS = '0,1ms,2ms,5ms,10ms,20ms,50ms,100ms,200ms,500ms,1s,2
 // "NAME must be ... (got "x")" for a bad one. RATE is the whole step's; each
 // of VEGETA_REPLICAS replicas sends its share.
 export function loadConfig(env = process.env) {
-  const target = env.TARGET || 'http://haproxy:8080';
-  const m = /^(https?):\/\/([A-Za-z0-9._-]+):([0-9]{1,5})\/?$/.exec(target);
-  if (!m) throw bad('TARGET', 'an http(s)://host:port URL', target);
-  const loadPath = env.LOAD_PATH || '/fast';
-  if (!/^\/[\x21-\x7e]*$/.test(loadPath)) throw bad('LOAD_PATH', 'a path starting with /', loadPath);
+  const { scheme, tls, host, port, path: loadPath, target, summaryDir } = requestSettings(env);
   const replicas = number(env, 'VEGETA_REPLICAS', 1, 1, 1000);
-  const summaryDir = env.LOADGEN_SUMMARY_DIR || '';
-  if (summaryDir.startsWith('/') || /(^|\/)\.\.(\/|$)/.test(summaryDir)) throw bad('LOADGEN_SUMMARY_DIR', 'a relative folder without ..', summaryDir);
   const rate = number(env, 'RATE', 200, 0.1, 1e7);
   return {
-    tls: m[1] === 'https',
-    url: `${m[1]}://${m[2]}:${m[3]}${loadPath}`,
+    tls,
+    url: `${scheme}://${host}:${port}${loadPath}`,
     target,
     path: loadPath,
     rate: rate / replicas,

@@ -95,8 +95,8 @@ export const LOAD_TOOLS = {
     needs: (env) => (env.RATE && env.DURATION ? null : 'RATE and DURATION'),
     sized: false,
   }),
-  // vegeta: the open-model generator that can outrun HAProxy (constant rate,
-  // its client CPU per request the lowest of the generators measured here).
+  // vegeta: seed 04's open-model client (constant rate; keep-alive and TLS
+  // resumption each on or off; its own latency histogram).
   vegeta: loadToolEntry({
     service: 'vegeta',
     profile: 'attack',
