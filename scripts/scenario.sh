@@ -149,6 +149,8 @@ cleanup() {
   [[ -n "${run_dir}" ]] || exit "${rc}"
   stop_runner
   take_lab_state
+  # Read: gone on every path out, a refused run's included.
+  [[ -z "${lab_state_file}" ]] || rm -f "${lab_state_file}" "${lab_state_file}.new"
   if [[ ${run_accepted} -eq 0 ]]; then
     # Refused before anything started (bad input, no lab, a target that
     # cannot fit): the run folder goes, results/ is as it was.
@@ -173,7 +175,6 @@ cleanup() {
   fi
   # Last: putting the baseline back reads HAProxy through its probe.
   remove_instance_probes || true
-  [[ -z "${lab_state_file}" ]] || rm -f "${lab_state_file}" "${lab_state_file}.new"
   if [[ -f "${run_dir}/INCOMPLETE" ]]; then
     labctl report "${run_dir#"${LAB_ROOT}/"}" --command "scripts/scenario.sh ${scenario_args}" >/dev/null 2>&1 || true
     log "partial results kept in ${run_dir#"${LAB_ROOT}/"} (marked INCOMPLETE)"
