@@ -1,13 +1,26 @@
 // Memory and CPU of every container of this compose project, in Prometheus
 // text format, read from the Docker API (the mounted socket): what cAdvisor
 // would give, with no image beyond the lab's node one and no dependencies.
-//   GET /metrics  container_memory_usage_bytes, container_cpu_usage_seconds_total
+//   GET /metrics  container_memory_usage_bytes, container_cpu_usage_seconds_total,
+//                 container_cpu_allowance_cores
 //   GET /healthz
+// Importing the file (a test) starts nothing: the server runs only when node
+// runs this file (DOCKER_SOCKET and PORT are read at import).
 import http from 'node:http';
 import os from 'node:os';
+import { pathToFileURL } from 'node:url';
 
 const SOCKET = process.env.DOCKER_SOCKET ?? '/var/run/docker.sock';
 const PORT = Number(process.env.PORT ?? 9102);
+// Docker's CFS period when a container sets a quota but no period.
+const DEFAULT_CPU_PERIOD_US = 100000;
+
+const FAMILIES = [
+  ['container_memory_usage_bytes', 'gauge', 'Memory used by the container, page cache excluded (as docker stats shows it).'],
+  ['container_cpu_usage_seconds_total', 'counter', 'CPU time used by the container.'],
+  ['container_cpu_allowance_cores', 'gauge',
+    'CPU the container may use, in cores: the least of its --cpus, CPU quota/period, cpuset size and the machine\'s cores.'],
+];
 
 function docker(path) {
   return new Promise((resolve, reject) => {
@@ -41,34 +54,90 @@ async function ownProject() {
   return project;
 }
 
+// The engine's cores (GET /info NCPU), asked once: the machine's size when a
+// container's stats lack online_cpus. null, logged, when the engine does not say.
+let engineCores;
+async function engineCpus() {
+  if (!engineCores) {
+    engineCores = await docker('/info').then((info) => info.NCPU || null, (err) => {
+      console.error(`container-exporter: ${err.message}`);
+      return null;
+    });
+  }
+  return engineCores;
+}
+
+// How many cores a cpuset names ("0", "0-1", "0,2-3"); null when empty or
+// not a cpuset.
+export function cpusetCores(cpuset) {
+  const text = String(cpuset ?? '').trim();
+  if (!/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(text)) return null;
+  const cores = new Set();
+  for (const part of text.split(',')) {
+    const [first, last = first] = part.split('-').map(Number);
+    for (let core = first; core <= last; core += 1) cores.add(core);
+  }
+  return cores.size || null;
+}
+
+// The CPU, in cores, a container with this HostConfig may use on a machine
+// of machineCores: the least of --cpus (NanoCpus), the CFS quota over its
+// period and the cpuset's size, each when set, and of the machine's cores;
+// null when nothing is known.
+export function cpuAllowanceCores(hostConfig, machineCores) {
+  const { NanoCpus = 0, CpuQuota = 0, CpuPeriod = 0, CpusetCpus = '' } = hostConfig ?? {};
+  const limits = [
+    NanoCpus > 0 ? NanoCpus / 1e9 : null,
+    CpuQuota > 0 ? CpuQuota / (CpuPeriod > 0 ? CpuPeriod : DEFAULT_CPU_PERIOD_US) : null,
+    cpusetCores(CpusetCpus),
+    machineCores > 0 ? machineCores : null,
+  ].filter((cores) => cores !== null);
+  return limits.length ? Math.min(...limits) : null;
+}
+
 function label(value) {
   return String(value).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
-async function metrics() {
+// A container's stats and inspect, each null when the container is gone.
+function readContainer(c) {
+  const orNull = (path) => docker(path).catch(() => null);
+  return Promise.all([orNull(`/containers/${c.Id}/stats?stream=false&one-shot=true`), orNull(`/containers/${c.Id}/json`)])
+    .then(([stats, inspect]) => ({ c, stats, inspect }));
+}
+
+// A container's sample of each family, by name ({} for a container that is
+// not running: its stats have no memory usage).
+async function samples({ c, stats, inspect }) {
+  if (!stats?.memory_stats?.usage) return {};
+  const name = (c.Names?.[0] ?? c.Id).replace(/^\//, '');
+  const l = `service="${label(c.Labels?.['com.docker.compose.service'] ?? '')}",container="${label(name)}"`;
+  const m = stats.memory_stats;
+  const cache = m.stats?.total_inactive_file ?? m.stats?.inactive_file ?? 0;
+  const out = {
+    container_memory_usage_bytes: `{${l}} ${m.usage - cache}`,
+    container_cpu_usage_seconds_total: `{${l}} ${(stats.cpu_stats?.cpu_usage?.total_usage ?? 0) / 1e9}`,
+  };
+  // No inspect (removed meanwhile): no allowance rather than the machine's.
+  const cores = inspect && cpuAllowanceCores(inspect.HostConfig, stats.cpu_stats?.online_cpus || (await engineCpus()));
+  if (cores) out.container_cpu_allowance_cores = `{${l}} ${cores}`;
+  return out;
+}
+
+export async function metrics() {
   const filters = encodeURIComponent(JSON.stringify({ label: [`com.docker.compose.project=${await ownProject()}`] }));
   const containers = await docker(`/containers/json?filters=${filters}`);
-  const lines = [
-    '# HELP container_memory_usage_bytes Memory used by the container, page cache excluded (as docker stats shows it).',
-    '# TYPE container_memory_usage_bytes gauge',
-    '# HELP container_cpu_usage_seconds_total CPU time used by the container.',
-    '# TYPE container_cpu_usage_seconds_total counter',
-  ];
-  const stats = await Promise.all(containers.map((c) => docker(`/containers/${c.Id}/stats?stream=false&one-shot=true`)
-    .then((s) => [c, s], () => [c, null])));
-  for (const [c, s] of stats) {
-    if (!s?.memory_stats?.usage) continue;
-    const name = (c.Names?.[0] ?? c.Id).replace(/^\//, '');
-    const l = `service="${label(c.Labels?.['com.docker.compose.service'] ?? '')}",container="${label(name)}"`;
-    const m = s.memory_stats;
-    const cache = m.stats?.total_inactive_file ?? m.stats?.inactive_file ?? 0;
-    lines.push(`container_memory_usage_bytes{${l}} ${m.usage - cache}`);
-    lines.push(`container_cpu_usage_seconds_total{${l}} ${(s.cpu_stats?.cpu_usage?.total_usage ?? 0) / 1e9}`);
-  }
+  const all = await Promise.all(containers.map((c) => readContainer(c).then(samples)));
+  // Each family's lines together, after its HELP and TYPE.
+  const lines = FAMILIES.flatMap(([family, type, help]) => [
+    `# HELP ${family} ${help}`,
+    `# TYPE ${family} ${type}`,
+    ...all.filter((s) => s[family]).map((s) => `${family}${s[family]}`),
+  ]);
   return `${lines.join('\n')}\n`;
 }
 
-const server = http.createServer((req, res) => {
+function handle(req, res) {
   if (req.url === '/healthz') {
     res.end('ok');
     return;
@@ -85,8 +154,14 @@ const server = http.createServer((req, res) => {
     res.statusCode = 503;
     res.end(`${err.message}\n`);
   });
-});
-server.listen(PORT, () => console.log(`container-exporter listening on :${PORT} (docker socket ${SOCKET})`));
-// A scrape must never take the exporter down: log and keep serving.
-process.on('uncaughtException', (err) => console.error(`container-exporter: ${err.stack ?? err}`));
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+function serve() {
+  const server = http.createServer(handle);
+  server.listen(PORT, () => console.log(`container-exporter listening on :${PORT} (docker socket ${SOCKET})`));
+  // A scrape must never take the exporter down: log and keep serving.
+  process.on('uncaughtException', (err) => console.error(`container-exporter: ${err.stack ?? err}`));
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) serve();

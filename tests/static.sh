@@ -25,6 +25,17 @@ test_static_memory_limits_are_each_services_own() {
   assert_eq "" "$(memory_limits | awk '$1 == "holder"')" "the holder without its profile"
 }
 
+# HAProxy's CPU allowance (a ceiling step's HAPROXY_CPUS, HAPROXY_CPUSET):
+# what compose hands Docker when set, no limit at all when not.
+test_static_haproxy_cpu_allowance_is_compose_variables() {
+  local limited
+  limited=$(HAPROXY_CPUS=0.2 HAPROXY_CPUSET=1 compose config --format json haproxy)
+  assert_eq "0.2 1" "$(in_image NODE_IMAGE node -e 'const h = JSON.parse(require("fs").readFileSync(0, "utf8")).services.haproxy;
+    console.log(h.deploy.resources.limits.cpus, h.cpuset)' <<<"${limited}")" "HAProxy's cpus and cpuset with HAPROXY_CPUS=0.2 HAPROXY_CPUSET=1"
+  assert_eq "undefined undefined" "$(compose config --format json haproxy | in_image NODE_IMAGE node -e 'const h = JSON.parse(require("fs").readFileSync(0, "utf8")).services.haproxy;
+    console.log(h.deploy.resources.limits.cpus, h.cpuset)')" "HAProxy's cpus and cpuset by default (no limit)"
+}
+
 test_static_compose_rules() {
   # Grafana is in the default set; every profile is included here.
   compose --profile '*' config --format json \

@@ -68,6 +68,12 @@ test_unit_certificates_node_test() {
   in_image NODE_IMAGE node --test 'tls/test/**/*.test.mjs'
 }
 
+# The container exporter's CPU allowance (--cpus, quota, cpuset, else the
+# machine's cores) and one scrape against a fake Docker engine.
+test_unit_container_exporter_node_test() {
+  in_image NODE_IMAGE node --test 'prometheus/test/**/*.test.mjs'
+}
+
 # The runner's CPU reader on the cgroup layouts Docker makes: v1 (cgroupfs
 # and systemd drivers, cpuacct alone or with cpu) in ns, v2 in us; a
 # container with no folder (stopped) gives no line.
@@ -83,6 +89,24 @@ test_unit_cgroup_cpu_reads_v1_and_v2_layouts() {
   out=$(sh -c "${CGROUP_CPU_SH}" _ "${root}" aaa bbb ccc ddd gone | paste -sd';' -)
   rm -rf "${root}"
   assert_eq "aaa 1500 ns;bbb 2500 ns;ccc 7 us;ddd 9 us" "${out}" "cgroup readings by layout"
+}
+
+# The CPU quota a container's cgroup enforces (a ceiling step's allowance, read
+# back): v1's cfs_quota_us and period, v2's cpu.max ("max" = no quota).
+test_unit_cgroup_quota_reads_v1_and_v2_layouts() {
+  local root out
+  root=$(mktemp -d)
+  mkdir -p "${root}/cpu/docker/aaa" "${root}/cpu,cpuacct/system.slice/docker-bbb.scope" \
+    "${root}/system.slice/docker-ccc.scope" "${root}/docker/ddd"
+  echo 20000 >"${root}/cpu/docker/aaa/cpu.cfs_quota_us"
+  echo 100000 >"${root}/cpu/docker/aaa/cpu.cfs_period_us"
+  echo -1 >"${root}/cpu,cpuacct/system.slice/docker-bbb.scope/cpu.cfs_quota_us"
+  echo 100000 >"${root}/cpu,cpuacct/system.slice/docker-bbb.scope/cpu.cfs_period_us"
+  echo '50000 100000' >"${root}/system.slice/docker-ccc.scope/cpu.max"
+  echo 'max 100000' >"${root}/docker/ddd/cpu.max"
+  out=$(sh -c "${CGROUP_QUOTA_SH}" _ "${root}" aaa bbb ccc ddd gone | paste -sd';' -)
+  rm -rf "${root}"
+  assert_eq "aaa 20000 100000;bbb -1 100000;ccc 50000 100000;ddd -1 100000" "${out}" "cgroup CPU quotas by layout"
 }
 
 test_unit_scenario_engine_node_test() {

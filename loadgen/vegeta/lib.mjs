@@ -28,6 +28,8 @@ export function loadConfig(env = process.env) {
     duration: number(env, 'DURATION', 10, 0.1, 86400),
     keepalive: flag(env, 'KEEPALIVE', true),
     connections: number(env, 'CONNECTIONS', 10000, 1, 1e6),
+    // 0 = no bound (vegeta's default): a connection per waiting request.
+    maxConnections: number(env, 'MAX_CONNECTIONS', 0, 0, 1e6),
     resume: flag(env, 'TLS_RESUME', true),
     ca: env.TLS_CA || '/certs/ca.crt',
     timeout: number(env, 'TIMEOUT', 10, 0.1, 3600),
@@ -57,6 +59,7 @@ export function attackArgs(cfg, results) {
     `-keepalive=${cfg.keepalive}`,
     '-http2=false',
     `-connections=${cfg.connections}`,
+    ...(cfg.maxConnections > 0 ? [`-max-connections=${cfg.maxConnections}`] : []),
     `-workers=${Math.min(cfg.workers, cfg.maxWorkers)}`,
     `-max-workers=${cfg.maxWorkers}`,
     ...(cfg.tls ? [`-session-tickets=${cfg.resume}`, `-root-certs=${cfg.ca}`] : []),

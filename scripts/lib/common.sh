@@ -525,23 +525,63 @@ container_cpu() {
   while [[ "${1:-}" == --profile ]]; do profiles+=("$1" "$2"); shift 2; done
   mapfile -t ids < <(compose "${profiles[@]}" ps -q --no-trunc "$@" 2>/dev/null)
   [[ ${#ids[@]} -gt 0 ]] || return 0
-  at=$(now_ms)
   declare -A names=()
   while read -r id name; do names[${id}]=${name#/}; done < <(docker inspect -f '{{.Id}} {{.Name}}' "${ids[@]}" 2>/dev/null)
+  # The time of the cgroup read itself, not of the docker calls before it
+  # (hundreds of ms under load: a rate over 2 s samples was off by 25%).
+  at=$(now_ms)
   while read -r id value unit; do
     if [[ -n "${names[${id}]:-}" && "${value}" =~ ^[0-9]+$ ]]; then echo "${at} ${names[${id}]} ${value} ${unit}"; fi
   done < <(cgroup_cpu "${ids[@]}") >>"${file}"
 }
 
+# CGROUP_QUOTA_SH: sh printing "ID QUOTA_US PERIOD_US" for each container ID
+# given (ROOT first): the CPU quota its cgroup enforces (cgroup v1
+# cpu.cfs_quota_us, -1 = none; v2 cpu.max, "max" = none), as CGROUP_CPU_SH.
+# shellcheck disable=SC2016 # expanded by that sh
+readonly CGROUP_QUOTA_SH='root=$1; shift
+for id in "$@"; do
+  for d in "$root/cpu/docker/$id" "$root/cpu,cpuacct/docker/$id" "$root/cpu/system.slice/docker-$id.scope" "$root/cpu,cpuacct/system.slice/docker-$id.scope"; do
+    if [ -r "$d/cpu.cfs_quota_us" ]; then echo "$id $(cat "$d/cpu.cfs_quota_us") $(cat "$d/cpu.cfs_period_us")"; continue 2; fi
+  done
+  for d in "$root/system.slice/docker-$id.scope" "$root/docker/$id"; do
+    if [ -r "$d/cpu.max" ]; then echo "$id $(sed "s/^max /-1 /" "$d/cpu.max")"; continue 2; fi
+  done
+done'
+
+# container_allowance FILE [--profile P ...]: "NAME cores=C nano_cpus=N
+# cpuset=S cfs_quota_us=Q cfs_period_us=P machine_cores=M" for every running
+# container of the lab: the CPU it may use as Docker was told (docker inspect)
+# and as its cgroup enforces it (read back), and the engine's cores.
+# scripts/lab/evidence/cpu.mjs takes the smallest that applies.
+container_allowance() {
+  local file="$1" ids id name nano cpuset quota period machine profiles=()
+  shift
+  while [[ "${1:-}" == --profile ]]; do profiles+=("$1" "$2"); shift 2; done
+  mapfile -t ids < <(compose "${profiles[@]}" ps -q --no-trunc 2>/dev/null)
+  [[ ${#ids[@]} -gt 0 ]] || return 0
+  machine=$(docker info -f '{{.NCPU}}' 2>/dev/null || echo 0)
+  declare -A quotas=()
+  while read -r id quota period; do quotas[${id}]="${quota} ${period}"; done < <(
+    sh -c "${CGROUP_QUOTA_SH}" _ /sys/fs/cgroup "${ids[@]}" 2>/dev/null || true)
+  {
+    echo "# the CPU each container may use (scripts/lib/common.sh container_allowance); read by scripts/lab/evidence/cpu.mjs"
+    while read -r id name nano cpuset; do
+      read -r quota period <<<"${quotas[${id}]:-- -}"
+      echo "${name#/} nano_cpus=${nano} cpuset=${cpuset:--} cfs_quota_us=${quota} cfs_period_us=${period} machine_cores=${machine}"
+    done < <(docker inspect -f '{{.Id}} {{.Name}} {{.HostConfig.NanoCpus}} {{.HostConfig.CpusetCpus}}' "${ids[@]}" 2>/dev/null)
+  } >"${file}"
+}
+
 # hex_ports PORT...: "0050|01BB" (80, 443): ports as /proc/net/tcp writes them.
 hex_ports() { printf '%04X\n' "$@" | paste -sd'|' -; }
 
-# haproxy_sockets [INSTANCE]: "CLIENT SERVER QUEUE" of INSTANCE (the first by
-# default): its CurrConns (client side), its established connections to the
-# backends' ports (server side) and the connections waiting in its frontends'
-# accept queues (their LISTEN sockets' rx_queue: accepted by the kernel, not
-# yet by HAProxy), from its own /proc/net/tcp; "-" for a side that did not
-# answer. The ports come from the topology.
+# haproxy_sockets [INSTANCE]: "CLIENT SERVER QUEUE CUMREQ" of INSTANCE (the
+# first by default): its CurrConns (client side), its established connections
+# to the backends' ports (server side), the connections waiting in its
+# frontends' accept queues (their LISTEN sockets' rx_queue: accepted by the
+# kernel, not yet by HAProxy), from its own /proc/net/tcp, and the requests it
+# has received so far (CumReq); "-" for a side that did not answer. The ports come from the topology.
 haproxy_sockets() {
   local instance="${1:-$(first_instance)}" backends frontends backend
   # shellcheck disable=SC2046 # one port per word
@@ -550,12 +590,13 @@ haproxy_sockets() {
   frontends=$(hex_ports $(frontend_ports "${instance}"))
   # shellcheck disable=SC2016 # expanded by the probe's bash and awk
   probe_exec "${instance}" bash -c '
-    exec 3<>"/dev/tcp/${1%:*}/${1##*:}" && echo "show info" >&3 && conns=$(sed -n "s/^CurrConns: //p" <&3)
-    awk -v conns="${conns:--}" -v backends="^($2)\$" -v frontends="^($3)\$" "
+    exec 3<>"/dev/tcp/${1%:*}/${1##*:}" && echo "show info" >&3 && info=$(cat <&3)
+    conns=$(sed -n "s/^CurrConns: //p" <<<"${info}") cumreq=$(sed -n "s/^CumReq: //p" <<<"${info}")
+    awk -v conns="${conns:--}" -v cumreq="${cumreq:--}" -v backends="^($2)\$" -v frontends="^($3)\$" "
       function hex(h,  i, v) { for (i = 1; i <= length(h); i++) v = v * 16 + index(\"0123456789ABCDEF\", substr(h, i, 1)) - 1; return v }
       { split(\$2, l, \":\"); split(\$3, r, \":\"); split(\$5, q, \":\") }
       \$4 == \"01\" && r[2] ~ backends { n++ }
       \$4 == \"0A\" && l[2] ~ frontends { queue += hex(q[2]) }
-      END { print conns, n + 0, queue + 0 }" /proc/net/tcp /proc/net/tcp6' \
+      END { print conns, n + 0, queue + 0, cumreq }" /proc/net/tcp /proc/net/tcp6' \
     _ "$(topology_value instance "${instance}" runtime_api)" "${backends}" "${frontends}"
 }

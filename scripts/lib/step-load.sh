@@ -84,14 +84,14 @@ step_load_env() {
   done < <(file_prefixed "$1/step.env" load)
 }
 
-# sample DIR T: one line "t haproxy_conns backend_conns accept_queue" per
-# HAProxy instance (DIR/INSTANCE-samples.txt); prints the client connections
+# sample DIR T: one line "t haproxy_conns backend_conns accept_queue cum_req
+# at_ms" per HAProxy instance (DIR/INSTANCE-samples.txt); prints the client connections
 # of them all ("-" if one did not answer), for the progress line.
 sample() {
   local instance line total=0
   for instance in $(haproxy_instances); do
-    line=$(haproxy_sockets "${instance}" 2>/dev/null) || line="- - -"
-    echo "$2 ${line}" >>"$1/${instance}-samples.txt"
+    line=$(haproxy_sockets "${instance}" 2>/dev/null) || line="- - - -"
+    echo "$2 ${line} $(now_ms)" >>"$1/${instance}-samples.txt"
     if [[ "${total}" != - && "${line%% *}" =~ ^[0-9]+$ ]]; then total=$((total + ${line%% *})); else total=-; fi
   done
   echo "${total}"
@@ -136,8 +136,8 @@ start_load() {
 }
 
 # watch_load DIR: until the load tool's replicas end, every HAProxy instance's
-# connections and accept queue every second (DIR/INSTANCE-samples.txt), the
-# load tool's CPU (DIR/cpu-samples.txt), progress, and once the load has
+# connections and accept queue every second (DIR/INSTANCE-samples.txt), every
+# container's CPU (DIR/cpu-samples.txt), progress, and once the load has
 # settled (or mid-hold) every container's memory (DIR/stats-peak.txt) with
 # each instance's own view beside it.
 watch_load() {
@@ -147,12 +147,13 @@ watch_load() {
   title="$(step_value "$1" index)/$(step_value "$1" total) $(step_value "$1" label)"
   hits_before=$(started_value "$1" hits_before)
   mapfile -t profiles < <(load_profile_args "$1")
-  for instance in $(haproxy_instances); do echo "t haproxy_conns backend_conns accept_queue" >"$1/${instance}-samples.txt"; done
+  for instance in $(haproxy_instances); do echo "t haproxy_conns backend_conns accept_queue cum_req at_ms" >"$1/${instance}-samples.txt"; done
   while [[ -n "$(compose --profile "${profile}" ps -q --status running "${service}" 2>/dev/null)" ]]; do
     conns=$(sample "$1" $((SECONDS - started)))
     progress "${title}" $((seconds - (SECONDS - started))) "${conns} conns, $(($(hits_so_far) - hits_before))"
-    # The load tool's CPU so far: its cgroup goes when it ends.
-    container_cpu "$1/cpu-samples.txt" --profile "${profile}" "${service}"
+    # Every container's CPU so far, the load tool's included (its cgroup goes
+    # when it ends): the rates while the load runs name what saturated.
+    container_cpu "$1/cpu-samples.txt" "${profiles[@]}"
     if [[ -z "${peak}" ]] && ((SECONDS - started >= sample_at)); then
       # In the background: docker stats takes 2-5 s, which would leave a gap
       # in the samples (a CI run's plateau once had two samples).
@@ -165,10 +166,12 @@ watch_load() {
 }
 
 # peak_snapshot DIR [--profile P ...]: every container's memory
-# (DIR/stats-peak.txt) and each HAProxy instance's show info beside it.
+# (DIR/stats-peak.txt) and CPU allowance, the load tool's included
+# (DIR/cpu-allowance.txt), and each HAProxy instance's show info beside it.
 peak_snapshot() {
   local dir="$1" instance
   shift
+  container_allowance "${dir}/cpu-allowance.txt" "$@"
   container_stats "${dir}/stats-peak.txt" "$@"
   for instance in $(haproxy_instances); do
     haproxy_cli "show info" "${instance}" >"${dir}/${instance}-info-peak.txt" 2>/dev/null || true
@@ -210,7 +213,8 @@ finish_load() {
   annotate "$(run_value "$1" scenario): $(step_value "$1" label)" "$(step_tags "$1")" "${ended_ms}" "${started_ms}"
 }
 
-# step_evidence DIR SINCE: each HAProxy instance's counters, its kernel's, and
+# step_evidence DIR SINCE: each HAProxy instance's counters (show info, stat,
+# activity), its kernel's, and
 # the log lines it wrote during the step (only abnormal ones: dontlog-normal),
 # e.g. SD aborts, into DIR/INSTANCE-*.
 step_evidence() {
@@ -218,6 +222,8 @@ step_evidence() {
   for instance in $(haproxy_instances); do
     haproxy_cli "show info" "${instance}" >"$1/${instance}-info.txt" 2>/dev/null || true
     haproxy_cli "show stat" "${instance}" >"$1/${instance}-stat.csv" 2>/dev/null || true
+    # Its event loop's counters (loops, poll_io): how much work one wakeup did.
+    haproxy_cli "show activity" "${instance}" >"$1/${instance}-activity.txt" 2>/dev/null || true
     netstat_of "${instance}" >"$1/${instance}-netstat-after.txt" 2>/dev/null || true
     instance_log "$2" "${instance}" >"$1/${instance}-log.txt" 2>/dev/null || true
   done

@@ -11,9 +11,11 @@
 //   - every datasource a panel or target names is a provisioned one
 // Truthful panels (each rule is a defect a user once saw):
 //   - a series keeps the unit of what it counts: connection counts in a
-//     connection unit, rates in a per-second unit (maxconn drawn in req/s)
+//     connection unit, rates in a per-second unit (maxconn drawn in req/s);
+//     CPU seconds per second are cores, not a rate
 //   - a ratio never divides by a count that can be near zero (40 MiB "per
-//     connection" between steps): the denominator is filtered, e.g. (x >= 100)
+//     connection" between steps): the denominator is filtered, e.g. (x >= 100),
+//     or is a limit, never near zero (a container's CPU allowance)
 //   - per-server series are joined with lab:haproxy_server_present, so the
 //     server-template slots with no replica behind them are not listed
 //   - every series has a name: a legendFormat on time series, and table
@@ -28,6 +30,11 @@ import { join } from 'node:path';
 const UID_MAX = 40;
 // Below this many connections a "per connection" ratio is noise.
 const MIN_DENOMINATOR = 10;
+// Limits a container is given, never near zero: a ratio over one is a share
+// of the limit (the exporter reports none it cannot read).
+const LIMIT_METRICS = new Set(['container_cpu_allowance_cores']);
+// Counters of CPU seconds: their rate is in cores, not per second.
+const CPU_SECONDS = /cpu\w*_seconds_total$/;
 
 const problems = [];
 const report = (where, text) => problems.push(`${where}: ${text}`);
@@ -84,6 +91,7 @@ function operandAt(text, i) {
 
 function isGuarded(denominator) {
   const inner = denominator.trim().replace(/^\((.*)\)$/s, '$1').trim();
+  if (LIMIT_METRICS.has(inner)) return true;
   const filter = inner.match(/>=?\s*([0-9.]+)\s*$/);
   const clamp = inner.match(/^clamp_min\s*\(.*,\s*([0-9.]+)\s*\)$/s);
   const n = Number((filter ?? clamp)?.[1]);
@@ -98,6 +106,9 @@ function kindOf(expr) {
   const c = code(expr);
   // A quantile of a rate is in the histogram's unit, not per second.
   if (/\bhistogram_quantile\s*\(/.test(c)) return undefined;
+  // CPU seconds per second (alone, or over a CPU allowance) are cores.
+  const rated = [...c.matchAll(/\b(?:i?rate|deriv)\s*\(\s*([\w:]+)/g)].map((m) => m[1]);
+  if (rated.length > 0 && rated.every((name) => CPU_SECONDS.test(name))) return undefined;
   // A rate divided by a rate (resumed ÷ all handshakes, CPU seconds ÷
   // requests) is not per second any more.
   if (c.split('/').filter((part) => /\b(i?rate|deriv)\s*\(/.test(part)).length >= 2) return undefined;

@@ -24,6 +24,7 @@ test('defaults: kept-alive HTTP/1.1 at 200/s for 10 s, TLS sessions resumed', ()
   assert.equal(arg(args, 'http2'), 'false');
   assert.equal(arg(args, 'output'), '/tmp/r.bin');
   assert.equal(arg(args, 'session-tickets'), undefined, 'no TLS flags for a plain target');
+  assert.equal(arg(args, 'max-connections'), undefined, 'no bound on connections unless asked');
   assert.equal(targetLine(cfg), 'GET http://haproxy:8080/fast\n');
 });
 
@@ -39,6 +40,11 @@ test('TLS: the lab CA verifies, resumption by tickets on or off, a connection pe
   assert.equal(arg(args, 'session-tickets'), 'false');
   assert.equal(arg(args, 'root-certs'), '/certs/ca.crt');
   assert.equal(arg(args, 'keepalive'), 'false');
+});
+
+test('MAX_CONNECTIONS: a fixed pool of kept-alive connections', () => {
+  assert.equal(arg(attackArgs(loadConfig({ MAX_CONNECTIONS: '100' }), 'r'), 'max-connections'), '100');
+  assert.throws(() => loadConfig({ MAX_CONNECTIONS: '-1' }), /MAX_CONNECTIONS must be a number from 0 to 1000000 \(got "-1"\)/);
 });
 
 test('bad settings are refused with the name, what is allowed and what was given', () => {

@@ -102,7 +102,7 @@ export const LOAD_TOOLS = {
     profile: 'attack',
     replicas: 'VEGETA_REPLICAS',
     index: 'VEGETA_INDEX',
-    own: ['RATE', 'DURATION', 'LOAD_PATH', 'KEEPALIVE', 'CONNECTIONS', 'TLS_RESUME', 'TIMEOUT', 'WORKERS', 'MAX_WORKERS'],
+    own: ['RATE', 'DURATION', 'LOAD_PATH', 'KEEPALIVE', 'CONNECTIONS', 'MAX_CONNECTIONS', 'TLS_RESUME', 'TIMEOUT', 'WORKERS', 'MAX_WORKERS'],
     compose: ['VEGETA_MEMORY'],
     scripts: false,
     env: () => ({}),

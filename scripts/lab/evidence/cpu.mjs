@@ -55,3 +55,29 @@ export function stepCpu({ idle, before, after, samples }, startedMs) {
   }
   return Object.keys(cpu).length ? cpu : null;
 }
+
+// loadRates SAMPLES TOOLSERVICE SECONDS → {NAME: cores} | null: every
+// container's CPU rate while the load ran steadily, from the per-second
+// samples (cpu-samples.txt): from a quarter into the load (the load tool's
+// first sample + SECONDS ÷ 4) to its planned end. A step's whole-time average
+// would count the idle start and the tail (waiting for the last answers) and
+// hide a component that was saturated while the load ran.
+export function loadRates(samples, isTool, seconds) {
+  if (!samples?.length || !(seconds > 0)) return null;
+  const toolAt = samples.filter((r) => isTool(r.name)).map((r) => r.at);
+  if (toolAt.length === 0) return null;
+  const start = Math.min(...toolAt);
+  const [from, to] = [start + (seconds * 1000) / 4, start + seconds * 1000 + 500];
+  const byName = new Map();
+  for (const r of samples.filter((x) => x.at >= from && x.at <= to)) {
+    if (!byName.has(r.name)) byName.set(r.name, []);
+    byName.get(r.name).push(r);
+  }
+  const rates = {};
+  for (const [name, rs] of byName) {
+    rs.sort((a, b) => a.at - b.at);
+    const [a, b] = [rs[0], rs[rs.length - 1]];
+    if (b.at - a.at >= 1000 && b.ns >= a.ns) rates[name] = (b.ns - a.ns) / 1e6 / (b.at - a.at);
+  }
+  return Object.keys(rates).length ? rates : null;
+}

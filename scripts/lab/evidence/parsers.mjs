@@ -85,13 +85,21 @@ export function parseMemory(text) {
   return memory;
 }
 
-// samples.txt: "t haproxy_conns backend_conns [accept_queue]" per second of
-// load ("-": no answer; runs before the accept queue was sampled have 3 columns).
+// show activity: "name: total [per thread]" lines → {name: total} (numbers only).
+export function parseActivity(text) {
+  if (text === null) return null;
+  const out = {};
+  for (const m of text.matchAll(/^(\w+): (-?\d+(?:\.\d+)?)(?: \[|$)/gm)) out[m[1]] = Number(m[2]);
+  return Object.keys(out).length ? out : null;
+}
+
+// samples.txt: "t haproxy_conns backend_conns [accept_queue [cum_req at_ms]]"
+// per second of load ("-": no answer; older runs have 3 or 4 columns).
 export function parseSamples(text) {
   if (text === null) return null;
   const number = (v) => (v === undefined || v === '-' ? null : Number(v));
-  return text.split('\n').slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f.length === 3 || f.length === 4)
-    .map(([t, h, b, q]) => ({ t: Number(t), haproxy: number(h), backend: number(b), queue: number(q) }));
+  return text.split('\n').slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f.length >= 3 && f.length <= 6)
+    .map(([t, h, b, q, r, at]) => ({ t: Number(t), haproxy: number(h), backend: number(b), queue: number(q), cum_req: number(r), at: number(at) }));
 }
 
 // loadgen-N-sysctl.txt: "name value" lines → {name: value}.

@@ -8,9 +8,11 @@ import { parseEnv } from '../core/envfile.mjs';
 import { TOPOLOGY, frontendsOf, isServiceContainer, parseTopology } from '../core/topology.mjs';
 import { readerOf } from './readers.mjs';
 import { readJson, readText } from './files.mjs';
-import { parseCpuReadings, stepCpu } from './cpu.mjs';
+import { loadRates, parseCpuReadings, stepCpu } from './cpu.mjs';
+import { parseAllowance, saturationOf } from './saturation.mjs';
+import { DEFAULT_TOOL, LOAD_TOOLS } from '../core/loadtools.mjs';
 import {
-  cell, parseAlerts, parseCpu, parseInfo, parseMemory, parseNetstat, parseSamples, parseSs, parseStat, parseTerminations,
+  cell, parseActivity, parseAlerts, parseCpu, parseInfo, parseMemory, parseNetstat, parseSamples, parseSs, parseStat, parseTerminations,
 } from './parsers.mjs';
 
 // readRun DIR → { plan, topology, steps: [plan step + {measured, merged,
@@ -84,6 +86,7 @@ function readInstance(stepDir, instance, first) {
     name: instance.name,
     info: parseInfo(file('info.txt')),
     stat: parseStat(file('stat.csv')),
+    activity: parseActivity(file('activity.txt')),
     before: parseNetstat(file('netstat-before.txt')),
     after: parseNetstat(file('netstat-after.txt')),
     samples: parseSamples(file('samples.txt')),
@@ -101,6 +104,8 @@ function readHaproxySide(stepDir, topology) {
     topology,
     instances: topology.instances.map((instance, i) => readInstance(stepDir, instance, i === 0)),
     ...cpuOf(file, readOutcome(stepDir)),
+    // The CPU each container may use, read back mid-load (cpu-allowance.txt).
+    allowance: parseAllowance(file('cpu-allowance.txt')),
     // docker stats at mid-load (stats-peak.txt; cpu.txt before the cgroup reader).
     memBefore: parseMemory(file('memory-before.txt')),
     memPeak: parseMemory(file('stats-peak.txt') ?? file('cpu.txt')),
@@ -116,8 +121,8 @@ function cpuOf(file, outcome) {
   const readings = (name) => parseCpuReadings(file(name));
   const time = stepCpu({ idle: readings('cpu-idle.txt'), before: readings('cpu-before.txt'),
     after: readings('cpu-after.txt'), samples: readings('cpu-samples.txt') }, outcome?.started_at_ms ?? 0);
-  if (time === null) return { cpu: file('stats-peak.txt') === null ? parseCpu(file('cpu.txt')) : null, cpuTime: null };
-  return { cpu: Object.fromEntries(Object.entries(time).map(([name, c]) => [name, c.percent])), cpuTime: time };
+  if (time === null) return { cpu: file('stats-peak.txt') === null ? parseCpu(file('cpu.txt')) : null, cpuTime: null, samples: null };
+  return { cpu: Object.fromEntries(Object.entries(time).map(([name, c]) => [name, c.percent])), cpuTime: time, samples: readings('cpu-samples.txt') };
 }
 
 // One step's numbers, in summary.json's order: the tool's, then HAProxy's
@@ -126,11 +131,12 @@ function cpuOf(file, outcome) {
 function measureStep(step, tool, evidence) {
   const load = tool.measured;
   const client = tool.client ?? {};
+  const counters = haproxyCounters(evidence);
   return {
     ...load,
     hits_per_sec: load.seconds > 0 ? load.successful / load.seconds : 0,
     failure_pct: load.requests > 0 ? (load.failed / load.requests) * 100 : null,
-    ...haproxyCounters(evidence),
+    ...counters,
     syn_retrans: client.syn_retrans ?? null,
     client_sysctl: client.client_sysctl ?? null,
     ...connectionSamples(evidence, step),
@@ -141,10 +147,23 @@ function measureStep(step, tool, evidence) {
     oom_killed: typeof evidence.step?.haproxy_state === 'string' ? Number(evidence.step.haproxy_state.includes('oom_killed=true')) : null,
     cpu: evidence.cpu,
     ...cpuPerRequest(evidence, tool),
+    ...saturationOf({
+      cores: coresWhileLoaded(evidence, step), allowance: evidence.allowance, topology: evidence.topology,
+      toolService: LOAD_TOOLS[step.load?.tool ?? DEFAULT_TOOL]?.service, offered: Number(step.load?.env?.RATE), load, haproxy: counters,
+    }),
     memory: evidence.memPeak ? Object.fromEntries(Object.keys(evidence.memPeak).sort()
       .map((name) => [name, { before: evidence.memBefore?.[name] ?? null, peak: evidence.memPeak[name] }])) : null,
     ...perInstance(evidence),
   };
+}
+
+// Each container's cores while the load ran steadily (evidence/cpu.mjs
+// loadRates), else over the whole step.
+function coresWhileLoaded(evidence, step) {
+  const service = LOAD_TOOLS[step.load?.tool ?? DEFAULT_TOOL]?.service;
+  const rates = loadRates(evidence.samples, (name) => isServiceContainer(name, [service]), step.load?.seconds);
+  const whole = evidence.cpuTime ? Object.fromEntries(Object.entries(evidence.cpuTime).map(([n, c]) => [n, c.ns / 1e9 / c.seconds])) : null;
+  return rates || whole ? { ...whole, ...rates } : null;
 }
 
 // HAProxy's own words, each line with its instance's name when there are several.
@@ -211,6 +230,18 @@ function samplesOf(evidence) {
   }), x));
 }
 
+// The requests per second HAProxy received while the load ran steadily (a
+// quarter into it to its end): each instance's CumReq samples, added up.
+function receivedRate(evidence, secs) {
+  if (!Number.isFinite(secs)) return null;
+  const rates = evidence.instances.map((i) => {
+    const xs = (i.samples ?? []).filter((x) => x.t >= secs / 4 && x.t <= secs && x.cum_req !== null && x.at !== null);
+    if (xs.length < 2 || xs[xs.length - 1].at - xs[0].at < 1000) return null;
+    return ((xs[xs.length - 1].cum_req - xs[0].cum_req) * 1000) / (xs[xs.length - 1].at - xs[0].at);
+  });
+  return rates.every((r) => r !== null) ? rates.reduce((t, r) => t + r, 0) : null;
+}
+
 // Each instance's own figures, for a report with more than one instance.
 function perInstance(evidence) {
   if (evidence.instances.length < 2) return {};
@@ -243,6 +274,7 @@ function connectionSamples(evidence, step) {
   const side = (xs, key) => xs.map((x) => x[key]).filter((v) => v !== null);
   const terms = (code) => sumOf(evidence.instances.map((i) => (i.terms ? i.terms[code] ?? 0 : null)));
   return {
+    haproxy_req_rate: receivedRate(evidence, secs),
     plateau_conns: median(side(late, 'haproxy')),
     backend_plateau: median(side(late, 'backend')),
     haproxy_conns_peak: samples ? Math.max(0, ...side(samples, 'haproxy')) : null,
@@ -272,6 +304,9 @@ function cpuPerRequest(evidence, tool) {
   const full = counted('ssl_sess');
   const resumed = counted('ssl_reused_sess');
   const perReq = ns !== null && requests > 0 ? ns / 1000 / requests : null;
+  // The event loop's turns per request (show activity, since the step's
+  // reload): fewer as the load grows, each turn doing more.
+  const loops = instances.every((i) => i.activity?.loops !== undefined) ? instances.reduce((t, i) => t + i.activity.loops, 0) : null;
   const loadNs = tool.client?.cpu_ns ?? null;
   return {
     haproxy_requests: requests,
@@ -280,6 +315,7 @@ function cpuPerRequest(evidence, tool) {
     resumed_pct: full + resumed > 0 ? (resumed / (full + resumed)) * 100 : null,
     haproxy_us_per_req: perReq,
     per_core_rate: perReq ? 1e6 / perReq : null,
+    loops_per_req: loops !== null && requests > 0 ? loops / requests : null,
     loadgen_us_per_req: loadNs !== null && tool.measured.requests > 0 ? loadNs / 1000 / tool.measured.requests : null,
   };
 }

@@ -18,15 +18,20 @@ const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
 // instead of being ignored.
 export const SCENARIO_KEYS = [
   'description', 'source', 'notes', 'x', 'columns', 'chart', 'readings', 'littles_law', 'ratio_to', 'comparisons',
-  'backends', 'load', 'quick', 'article', 'compose_env', 'model', 'repeat', 'connections', 'cpu_idle', 'tls', 'steps',
+  'backends', 'load', 'quick', 'article', 'compose_env', 'model', 'repeat', 'connections', 'cpu_idle', 'tls', 'curves',
+  'steps',
 ];
 export const STEP_KEYS = [
   'id', 'label', 'x', 'fraction', 'haproxy', 'backends', 'compose_env', 'load', 'quick', 'article', 'model',
-  'published', 'expect',
+  'published', 'expect', 'curve',
 ];
+// "curves": {"NAME": {...}}: what the steps of one curve share (a step names
+// its curve: "curve": "NAME"); the step's own keys win.
+export const CURVE_KEYS = ['label', 'haproxy', 'compose_env', 'load'];
 export const LOAD_KEYS = ['tool', 'script', 'replicas', 'env'];
-// --quick and --article; only the top level's quick sets a repeat count.
-export const QUICK_KEYS = ['env', 'compose_env', 'repeat'];
+// --quick and --article; only the top level's quick sets a repeat count, and
+// "steps" (ids) the steps --quick runs (default: all).
+export const QUICK_KEYS = ['env', 'compose_env', 'repeat', 'steps'];
 export const ARTICLE_KEYS = ['env', 'compose_env'];
 // "tls": offers --tls, each step again with this load environment (over TLS).
 export const TLS_KEYS = ['env'];
@@ -38,7 +43,10 @@ export const CONNECTIONS_KEYS = ['default', 'quick'];
 export const COMPARISON_KEYS = ['a', 'b', 'metric', 'article'];
 export const LITTLES_LAW_KEYS = ['service_seconds', 'clients'];
 // readings: each kind of readings.mjs (READINGS) → its keys besides "kind".
-export const READING_KINDS = { tipping_point: ['metric', 'factor', 'article'], memory: [], syn_timing: [], sign_floor: ['step', 'floor', 'label'] };
+export const READING_KINDS = {
+  tipping_point: ['metric', 'factor', 'article', 'curve'], memory: [], syn_timing: [], sign_floor: ['step', 'floor', 'label'],
+  saturation: [], capacity: ['curve', 'tolerance_pct', 'metric', 'factor'], curve_ratio: ['a', 'b', 'article', 'label'],
+};
 // backends: the services HAProxy's server templates resolve (topology.txt),
 // each up to the replicas its template has slots for.
 export const BACKEND_SERVICES = TOPOLOGY.backends.map((b) => b.name);
@@ -309,6 +317,34 @@ function checkSteps(root, file, s) {
   return ids;
 }
 
+// expandCurves SCENARIO FILE: each step that names a curve gets what the
+// curve sets (haproxy settings, compose_env, load) under its own, so every
+// later check and the plan see whole steps.
+function expandCurves(s, file) {
+  checkKeys(s.curves, Object.keys(s.curves ?? {}), file, 'curves');
+  for (const [name, curve] of Object.entries(s.curves ?? {})) {
+    check(ID.test(name), file, `curve "${name}" must be lowercase letters, digits and dashes`);
+    checkKeys(curve, CURVE_KEYS, file, `curve ${name}`);
+    checkKeys(curve.load, LOAD_KEYS, file, `curve ${name} load`);
+  }
+  s.steps = s.steps.map((step) => {
+    if (!isObject(step) || step.curve === undefined) return step;
+    const curve = s.curves?.[step.curve];
+    check(isObject(curve), file, `step ${step.id}: curve "${step.curve}" is not in "curves" (${Object.keys(s.curves ?? {}).join(', ') || 'none'})`);
+    const out = { ...step };
+    if (curve.haproxy || step.haproxy) out.haproxy = mergeSettings(curve.haproxy ?? {}, step.haproxy ?? {});
+    if (curve.compose_env || step.compose_env) out.compose_env = { ...curve.compose_env, ...step.compose_env };
+    if (curve.load || step.load) {
+      out.load = { ...curve.load, ...step.load };
+      if (curve.load?.env || step.load?.env) out.load.env = { ...curve.load?.env, ...step.load?.env };
+    }
+    return out;
+  });
+  check(s.quick?.steps === undefined || (Array.isArray(s.quick.steps) && s.quick.steps.length > 0
+    && s.quick.steps.every((id) => s.steps.some((t) => t.id === id))), file,
+  `quick steps: expected a list of step ids, found ${kindOf(s.quick?.steps)}`);
+}
+
 // loadScenario ROOT NAME: the parsed, checked scenario (scenarios/README.md
 // is the format); UsageError if unknown, one Error line naming the file if wrong.
 export function loadScenario(root, name) {
@@ -319,6 +355,7 @@ export function loadScenario(root, name) {
   const file = `scenarios/${name}.json`;
   const s = parseJson(readFileSync(join(root, file), 'utf8'), file);
   checkTopLevel(s, file);
+  expandCurves(s, file);
   const ids = checkSteps(root, file, s);
   checkVariables(root, file, s);
   checkToolNeeds(file, s);
@@ -421,8 +458,10 @@ const strings = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, 
 export function buildPlan(s, name, options) {
   const repeat = options.repeat ?? (options.quick ? s.quick?.repeat : undefined) ?? s.repeat ?? 1;
   const steps = [];
+  const chosen = options.quick && s.quick?.steps ? s.steps.filter((t) => s.quick.steps.includes(t.id)) : s.steps;
   for (let run = 1; run <= repeat; run += 1) {
-    s.steps.forEach((step, k) => {
+    chosen.forEach((step) => {
+      const k = s.steps.indexOf(step);
       const sized = s.connections ? options.sizes?.[k] : null;
       if (s.connections && !sized) throw new Error(`${name}: connection levels need a preflight sizing`);
       for (const variantStep of options.tls ? [step, tlsTwin(s, step)] : [step]) {
@@ -442,6 +481,7 @@ export function buildPlan(s, name, options) {
     columns: s.columns,
     chart: s.chart ?? null,
     readings: s.readings ?? [],
+    curves: Object.fromEntries(Object.entries(s.curves ?? {}).map(([n, c]) => [n, c.label ?? n])),
     ratio_to: s.ratio_to ?? null,
     comparisons: s.comparisons ?? [],
     littles_law: s.littles_law ?? null,
@@ -481,6 +521,7 @@ function planStep(s, step, sized, options, config) {
   const comparable = !options.quick && !options.duration;
   return {
     label: sized ? `${step.label}: ${sized.connections} connections` : step.label,
+    curve: step.curve ?? null,
     x: step.x ?? (sized ? sized.connections : step.label),
     config,
     haproxy: sized ? mergeSettings(step.haproxy ?? {}, sized.haproxy) : step.haproxy ?? {},

@@ -70,8 +70,10 @@ function geometry(report) {
     yRight: (v) => PLOT.bottom - (v / right[right.length - 1]) * height,
     xAt: (i) => PLOT.left + slot * (i + 0.5),
     midY: (PLOT.top + PLOT.bottom) / 2,
-    // Many steps: slanted tick labels (below), so the axis name moves down.
+    // Many steps: slanted tick labels (below), so the axis name moves down;
+    // narrow slots: upright ones, and the legend moves down as well.
     slanted: rows.length > 8,
+    upright: slot < 20,
   };
 }
 
@@ -102,7 +104,9 @@ function bars(g) {
   g.rows.forEach((row, i) => {
     const y = g.yRight(g.failed[i]);
     out.push(`<rect class="failed" x="${r1(g.xAt(i) - barWidth / 2)}" y="${r1(y)}" width="${r1(barWidth)}" height="${r1(PLOT.bottom - y)}" fill="${COLORS.failed}" fill-opacity="0.35"/>`);
-    const slant = g.slanted ? ` text-anchor="end" transform="rotate(-30 ${r1(g.xAt(i))} ${PLOT.bottom + 16})"` : ' text-anchor="middle"';
+    // Narrow slots (many steps): upright labels, which do not run into each other.
+    const angle = g.upright ? -90 : -30;
+    const slant = g.slanted ? ` text-anchor="end" transform="rotate(${angle} ${r1(g.xAt(i))} ${PLOT.bottom + 16})"` : ' text-anchor="middle"';
     out.push(text(g.xAt(i), PLOT.bottom + 16, row.x ?? row.label, slant.trim()));
   });
   return out;
@@ -115,7 +119,23 @@ function lines(g) {
   const polyline = (pts) => pts.map(([x, y]) => `${r1(x)},${r1(y)}`).join(' ');
   if (g.rows.length > 0) {
     const pts = g.hits.map((v, i) => [g.xAt(i), g.yLeft(v)]);
-    out.push(`<polyline class="measured" points="${polyline(pts)}" fill="none" stroke="${COLORS.measured}" stroke-width="2"/>`);
+    // One line per curve (consecutive steps of the same curve), a dashed
+    // border between curves: a line from one curve to the next means nothing.
+    let start = 0;
+    g.rows.forEach((row, i) => {
+      const next = g.rows[i + 1];
+      if (next && (next.curve ?? null) === (row.curve ?? null)) return;
+      out.push(`<polyline class="measured" points="${polyline(pts.slice(start, i + 1))}" fill="none" stroke="${COLORS.measured}" stroke-width="2"/>`);
+      if (row.curve) {
+        const mid = (g.xAt(start) + g.xAt(i)) / 2;
+        out.push(text(mid, PLOT.top - 4, row.curve, 'text-anchor="middle" font-size="9" class="curve-name"'));
+      }
+      if (next) {
+        const x = r1(g.xAt(i) + g.slot / 2);
+        out.push(`<line class="curve-border" x1="${x}" y1="${PLOT.top}" x2="${x}" y2="${PLOT.bottom}" stroke="${COLORS.text}" stroke-dasharray="3 3" stroke-opacity="0.5"/>`);
+      }
+      start = i + 1;
+    });
     for (const [x, y] of pts) out.push(`<circle cx="${r1(x)}" cy="${r1(y)}" r="4" fill="${COLORS.measured}"/>`);
   }
   if (g.hasPublished) {
@@ -130,7 +150,7 @@ function lines(g) {
 // starts a new line below (long axis names).
 function legend(g) {
   const out = [];
-  let legendY = H - 40;
+  let legendY = g.upright ? H - 18 : H - 40;
   let lx = PLOT.left;
   const item = (symbol, label) => {
     const width = 40 + label.length * 6.5;

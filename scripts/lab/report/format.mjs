@@ -141,6 +141,7 @@ function measuredDetails(row) {
   for (const note of m.notes ?? []) out.push(`- note: ${note}`);
   const cpu = m.cpu ? Object.entries(m.cpu).map(([name, v]) => `${name} ${v.toFixed(1)}%`).join(', ') : '';
   out.push(`- CPU by container (cgroup CPU time ÷ the step's time, % of one core): ${cpu || '-'}`);
+  if (m.saturation) out.push(`- saturated: ${m.saturation.saturated.join(', ') || 'nothing'} — ${m.saturation.text}`);
   for (const group of [LONG_LIVED_METRICS, CPU_COST_METRICS]) {
     const shown = group.filter((k) => m[k] !== null && m[k] !== undefined && typeof m[k] === 'number');
     if (shown.length) out.push(`- ${shown.map((k) => `${metricLabel(k)} ${formatValue(k, m[k])}`).join(', ')}`);

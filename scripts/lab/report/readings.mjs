@@ -5,6 +5,7 @@
 import { formatValue, metricLabel, scalar } from '../core/metrics.mjs';
 import { cell } from '../evidence/parsers.mjs';
 import { formatWaits } from './format.mjs';
+import { SATURATED_PCT } from '../evidence/saturation.mjs';
 
 // Little's law, L = X × W, on each measured step: the requests in service that
 // the measured throughput X implies for a service time W, beside the sessions
@@ -25,29 +26,126 @@ function littlesLaw({ service_seconds: w, clients }, rows) {
 // a tipping point. Flat region = the worse METRIC of the first two steps;
 // the tipping point = the first step whose METRIC exceeds FACTOR × that, or
 // that k6 could not even start every request of (dropped > 1%).
-function tippingPoint({ metric = 'p99_ms', factor = 3, article = '' }, rows) {
-  const ran = rows.filter((r) => r.measured && scalar(r.measured, metric) !== null);
-  if (ran.length < 3) return { lines: [`tipping point: needs at least 3 measured steps (${ran.length} ran)`], ok: false };
-  const flat = Math.max(...ran.slice(0, 2).map((r) => scalar(r.measured, metric)));
+function tippingPoint({ metric = 'p99_ms', factor = 3, article = '', curve }, rows, run = {}) {
+  const name = curve ? `${run.curves?.[curve] ?? curve}: ` : '';
+  if (curve && curveRows(rows, curve).length === 0) return { lines: [`${name}not in this run`] };
+  const ran = curveRows(rows, curve).filter((r) => r.measured && scalar(r.measured, metric) !== null);
+  if (ran.length < 3) return { lines: [`${name}tipping point: needs at least 3 measured steps (${ran.length} ran)`], ok: false };
+  const { flat, at } = tippingIndex(ran, metric, factor);
   const label = metricLabel(metric);
-  const at = ran.findIndex((r, i) => i >= 1 && (scalar(r.measured, metric) > factor * flat
-    || cell(r.measured.dropped) > 0.01 * cell(r.measured.requests)));
   const source = article ? ` (article: ${article})` : '';
   const rate = (row) => formatValue('req_rate', row.measured.req_rate);
   const value = (row) => formatValue(metric, scalar(row.measured, metric));
   if (at < 0) {
     return {
       ok: false,
-      lines: [`tipping point: none up to ${rate(ran[ran.length - 1])} requests/sec (${label} stayed under ${factor} × ${formatValue(metric, flat)}): step the rate higher${source}`],
+      lines: [`${name}tipping point: none up to ${rate(ran[ran.length - 1])} requests/sec (${label} stayed under ${factor} × ${formatValue(metric, flat)}): step the rate higher${source}`],
     };
   }
   const [before, after] = [ran[at - 1], ran[at]];
   return {
     ok: true,
     tipping: { below: before.measured.req_rate, above: after.measured.req_rate, flat, metric, factor, step: after.id },
-    lines: [`tipping point: between ${rate(before)} and ${rate(after)} requests/sec — ` +
+    lines: [`${name}tipping point: between ${rate(before)} and ${rate(after)} requests/sec — ` +
       `${label} ${value(before)} → ${value(after)} ms ` +
       `(flat region ${formatValue(metric, flat)} ms, threshold × ${factor}; dropped ${formatValue('dropped', after.measured.dropped)})${source}`],
+  };
+}
+
+// tippingIndex RAN METRIC FACTOR → {flat, at}: the flat region (the worse
+// METRIC of the first two rows) and the index of the first row whose METRIC
+// exceeds FACTOR × that or that dropped more than 1% (-1: none).
+function tippingIndex(ran, metric, factor) {
+  const flat = Math.max(...ran.slice(0, 2).map((r) => scalar(r.measured, metric)));
+  const at = ran.findIndex((r, i) => i >= 1 && (scalar(r.measured, metric) > factor * flat
+    || cell(r.measured.dropped) > 0.01 * cell(r.measured.requests)));
+  return { flat, at };
+}
+
+// The rows of one curve (all rows when the reading names none).
+const curveRows = (rows, curve) => (curve ? rows.filter((r) => r.curve === curve) : rows);
+
+// curveCapacity ROWS {metric, factor} → {top, cost, predicted, allowance,
+// ...} | null: what HAProxy took in at most on a curve, and what the cost of a
+// request predicted: its allowance ÷ HAProxy's µs per request at the last step
+// before the curve's tipping point (latency still flat: HAProxy kept up, as
+// busy as it got without falling behind); without a tipping point, the
+// busiest step where HAProxy was not yet saturated.
+export function curveCapacity(rows, { metric = 'p99_ms', factor = 5 } = {}) {
+  // HAProxy's own count of the requests it took in while the load ran; runs
+  // without it: the load tool's answers per second.
+  const rate = (r) => r.measured.haproxy_req_rate ?? r.measured.hits_per_sec;
+  const ran = rows.filter((r) => r.measured && Number.isFinite(rate(r)));
+  if (ran.length === 0) return null;
+  const top = ran.reduce((a, b) => (rate(b) > rate(a) ? b : a));
+  const costed = ran.filter((r) => Number.isFinite(r.measured.haproxy_us_per_req));
+  const withMetric = ran.filter((r) => scalar(r.measured, metric) !== null);
+  const { at } = withMetric.length >= 3 ? tippingIndex(withMetric, metric, factor) : { at: -1 };
+  const below = costed.filter((r) => r.measured.haproxy_busy_pct < SATURATED_PCT);
+  const beforeTipping = at > 0 && costed.includes(withMetric[at - 1]) ? withMetric[at - 1] : null;
+  const costRow = beforeTipping ?? (below.length ? below.reduce((a, b) => (rate(b) > rate(a) ? b : a)) : null);
+  const allowance = top.measured.haproxy_allowance;
+  const cost = costRow?.measured.haproxy_us_per_req ?? null;
+  return {
+    top, costRow, cost, allowance, beforeTipping: Boolean(beforeTipping),
+    measured: rate(top),
+    predicted: cost && allowance ? (allowance * 1e6) / cost : null,
+    // The highest offered rate: past the ceiling, what kept the curve down.
+    last: ran[ran.length - 1],
+  };
+}
+
+// HAProxy's ceiling on one curve against its prediction (±TOLERANCE_PCT), and
+// whose ceiling it is: HAProxy's when HAProxy was saturated at the curve's
+// highest rate while the load tool kept its rate.
+function capacityReading({ curve, tolerance_pct: tolerance = 25, metric, factor }, rows, run = {}) {
+  const name = run.curves?.[curve] ?? curve ?? 'all steps';
+  if (curve && curveRows(rows, curve).length === 0) return { lines: [`${name}: not in this run`] };
+  const c = curveCapacity(curveRows(rows, curve), { metric, factor });
+  if (!c) return { ok: false, lines: [`${name}: not measured`] };
+  const n = (v) => Math.round(v).toLocaleString('en-US');
+  const sat = c.last.measured.saturation;
+  const whose = !sat ? 'no CPU allowance read: cannot tell what saturated'
+    : sat.haproxy ? `the ceiling is HAProxy's: at ${c.last.label} ${sat.saturated.join(', ')} saturated (${sat.text})`
+      : `the ceiling is NOT HAProxy's: at ${c.last.label} saturated ${sat.saturated.join(', ') || 'nothing'} (${sat.text})`;
+  const diff = c.predicted ? ((c.measured - c.predicted) / c.predicted) * 100 : null;
+  const within = diff !== null && Math.abs(diff) <= tolerance;
+  const prediction = c.predicted === null ? 'no prediction (no step below saturation with a CPU figure)'
+    : `predicted ${c.allowance} core${c.allowance === 1 ? '' : 's'} ÷ ${c.cost.toFixed(1)} µs per request (at ${c.costRow.label}, ` +
+      `${c.beforeTipping ? 'the last step before the tipping point' : 'the busiest step below saturation'}) = ${n(c.predicted)}/s: ` +
+      `${diff >= 0 ? '+' : ''}${diff.toFixed(1)}%, ${within ? 'within' : 'OUTSIDE'} ±${tolerance}%`;
+  // Why a prediction misses: the cost per request at the ceiling itself,
+  // and the event loop's turns per request on both steps.
+  const loops = (r) => (Number.isFinite(r?.measured.loops_per_req) ? `, ${r.measured.loops_per_req.toFixed(2)} loops/request` : '');
+  const atTop = Number.isFinite(c.top.measured.haproxy_us_per_req) && c.costRow
+    ? `; at the ceiling HAProxy spent ${c.top.measured.haproxy_us_per_req.toFixed(1)} µs per request${loops(c.top)} (at ${c.costRow.label}: ${c.cost.toFixed(1)} µs${loops(c.costRow)})` : '';
+  return {
+    ok: Boolean(sat?.haproxy && within),
+    capacity: { curve, measured: c.measured, predicted: c.predicted, allowance: c.allowance, haproxy: Boolean(sat?.haproxy) },
+    lines: [`${name}: HAProxy took in at most ${n(c.measured)} requests/s (${c.top.label}); ${prediction}${atTop}; ${whose}`],
+  };
+}
+
+// Two curves' ceilings as a ratio (B ÷ A) beside the article's, and beside
+// the ratio of their HAProxy allowances when those differ.
+function curveRatioReading({ a, b, article = '', label = '' }, rows, run = {}) {
+  const [A, B] = [a, b].map((c) => curveCapacity(curveRows(rows, c)));
+  const names = [a, b].map((c) => run.curves?.[c] ?? c);
+  const head = label || `${names[1]} ÷ ${names[0]}`;
+  if (!A || !B || !A.measured) return { lines: [`${head}: ${[a, b].some((c) => curveRows(rows, c).length === 0) ? 'not in this run' : 'not measured'}`] };
+  const ratio = B.measured / A.measured;
+  const allowances = A.allowance && B.allowance && A.allowance !== B.allowance
+    ? `; allowance ratio ${(B.allowance / A.allowance).toFixed(2)} (${B.allowance} ÷ ${A.allowance} core)` : '';
+  return {
+    ratio,
+    lines: [`${head}: ${Math.round(B.measured)} ÷ ${Math.round(A.measured)} requests/s = ${ratio.toFixed(2)}${allowances}${article ? ` (article: ${article})` : ''}`],
+  };
+}
+
+// Per step, what saturated (evidence/saturation.mjs).
+function saturationReading(_, rows) {
+  return {
+    lines: rows.filter((r) => r.measured?.saturation).map((r) => `${r.label}: ${r.measured.saturation.saturated.join(', ') || 'nothing saturated'} — ${r.measured.saturation.text}`),
   };
 }
 
@@ -111,6 +209,9 @@ export const READINGS = {
   memory: { title: 'Memory per connection', read: memoryReading },
   syn_timing: { title: 'SYN timing', read: synTimingReading },
   sign_floor: { title: 'Sign floor', read: signFloorReading },
+  saturation: { title: 'What saturated', read: saturationReading },
+  capacity: { title: 'HAProxy\'s ceiling', read: capacityReading },
+  curve_ratio: { title: 'Ratio of ceilings', read: curveRatioReading },
 };
 
 // readingsOf PLAN ROWS [RUN] → [{kind, title, lines, ok?, tipping?}]: Little's law
@@ -122,7 +223,7 @@ export function readingsOf(plan, rows, run = {}) {
   for (const r of plan.readings ?? []) {
     const kind = READINGS[r.kind];
     if (!kind) throw new Error(`readings: unknown kind "${r.kind}"`);
-    out.push({ kind: r.kind, title: kind.title, ...kind.read(r, rows, run) });
+    out.push({ kind: r.kind, title: kind.title, ...kind.read(r, rows, { ...run, curves: plan.curves ?? {} }) });
   }
   return out;
 }

@@ -13,6 +13,7 @@ function emptyRow(steps) {
     id: first.id,
     label: first.label ?? first.id,
     x: first.x ?? first.label ?? first.id,
+    curve: first.curve ?? null,
     runs: steps.filter((s) => s.measured).length,
     planned: steps.length,
     measured: null,
@@ -52,6 +53,7 @@ export function aggregate(steps) {
   row.measured.connect_waits = ran[0].measured.connect_waits ?? null;
   row.measured.client_sysctl = ran[0].measured.client_sysctl ?? null;
   row.measured.notes = ran[0].measured.notes ?? [];
+  row.measured.saturation = ran[0].measured.saturation ?? null;
   // Each HAProxy instance's own figures (only with several): the first run's.
   if (ran[0].measured.instances) row.measured.instances = ran[0].measured.instances;
   return row;

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildReport, readRun } from '../report/report.mjs';
-import { parseMemory, parseSamples, parseTerminations } from '../evidence/parsers.mjs';
+import { parseActivity, parseMemory, parseSamples, parseTerminations } from '../evidence/parsers.mjs';
 import { renderChart } from '../report/chart.mjs';
 import { LOAD_TOOLS } from '../core/loadtools.mjs';
 import { READERS } from '../evidence/readers.mjs';
@@ -89,11 +89,22 @@ describe('parsers', () => {
 
   test('samples: "-" is no answer, the header is skipped', () => {
     assert.deepEqual(parseSamples('t haproxy_conns backend_conns accept_queue\n0 5 4 129\n2 - - -\n'),
-      [{ t: 0, haproxy: 5, backend: 4, queue: 129 }, { t: 2, haproxy: null, backend: null, queue: null }]);
+      [{ t: 0, haproxy: 5, backend: 4, queue: 129, cum_req: null, at: null }, { t: 2, haproxy: null, backend: null, queue: null, cum_req: null, at: null }]);
+  });
+
+  test('show activity: each counter\'s total, the per-thread list left out', () => {
+    const a = parseActivity('thread_id: 1 (1..2)\nloops: 1151 [ 630 521 ]\npoll_io: 315 [ 238 77 ]\navg_loop_us: 46 [ 64 28 ]\n');
+    assert.deepEqual([a.loops, a.poll_io, a.avg_loop_us, a.thread_id], [1151, 315, 46, undefined]);
+    assert.equal(parseActivity(null), null);
+  });
+
+  test('samples with the requests HAProxy received so far and the time in ms', () => {
+    assert.deepEqual(parseSamples('t haproxy_conns backend_conns accept_queue cum_req at_ms\n1 5 4 0 1200 1700000000123\n2 - - - - 1700000001123\n'),
+      [{ t: 1, haproxy: 5, backend: 4, queue: 0, cum_req: 1200, at: 1700000000123 }, { t: 2, haproxy: null, backend: null, queue: null, cum_req: null, at: 1700000001123 }]);
   });
 
   test('samples of runs before the accept queue was sampled: 3 columns, no queue', () => {
-    assert.deepEqual(parseSamples('t haproxy_conns backend_conns\n0 5 4\n'), [{ t: 0, haproxy: 5, backend: 4, queue: null }]);
+    assert.deepEqual(parseSamples('t haproxy_conns backend_conns\n0 5 4\n'), [{ t: 0, haproxy: 5, backend: 4, queue: null, cum_req: null, at: null }]);
   });
 });
 

@@ -1,0 +1,97 @@
+// The exporter's CPU allowance arithmetic, and one scrape against a fake
+// Docker engine on a unix socket in this process (no Docker needed).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'container-exporter-'));
+process.env.DOCKER_SOCKET = path.join(dir, 'docker.sock');
+const { cpuAllowanceCores, cpusetCores, metrics } = await import('../container-exporter.mjs');
+
+test('--cpus 0.5 (NanoCpus) is half a core', () => {
+  assert.equal(cpuAllowanceCores({ NanoCpus: 5e8 }, 2), 0.5);
+});
+
+test('a CFS quota of 50000 over 100000 is half a core, a period of 0 meaning 100000', () => {
+  assert.equal(cpuAllowanceCores({ CpuQuota: 50000, CpuPeriod: 100000 }, 2), 0.5);
+  assert.equal(cpuAllowanceCores({ CpuQuota: 50000, CpuPeriod: 0 }, 2), 0.5);
+  assert.equal(cpuAllowanceCores({ CpuQuota: -1, CpuPeriod: 100000 }, 2), 2, 'quota -1: no limit');
+});
+
+test('cpuset "0" on a 2-core machine is one core', () => {
+  assert.equal(cpuAllowanceCores({ CpusetCpus: '0' }, 2), 1);
+});
+
+test('cpuset "0-1" with --cpus 1.5 is 1.5 cores: the least of the limits', () => {
+  assert.equal(cpuAllowanceCores({ CpusetCpus: '0-1', NanoCpus: 1.5e9 }, 2), 1.5);
+  assert.equal(cpuAllowanceCores({ CpusetCpus: '0', NanoCpus: 1.5e9 }, 2), 1);
+});
+
+test('nothing set on 2 cores is the machine: 2 cores', () => {
+  assert.equal(cpuAllowanceCores({ NanoCpus: 0, CpuQuota: 0, CpuPeriod: 0, CpusetCpus: '' }, 2), 2);
+  assert.equal(cpuAllowanceCores(undefined, 2), 2);
+  assert.equal(cpuAllowanceCores({}, undefined), null, 'no limit and no machine size: unknown');
+});
+
+test('a cpuset counts the cores it names', () => {
+  assert.equal(cpusetCores('0,1'), 2);
+  assert.equal(cpusetCores('0-3,8-11'), 8);
+  assert.equal(cpusetCores('1,1-2'), 2);
+  assert.equal(cpusetCores(''), null);
+  assert.equal(cpusetCores('zero'), null);
+});
+
+// A fake engine: our own container (any /containers/X/json that is not a
+// listed one), a haproxy with --cpus 0.5, a backend with no limit whose stats
+// lack online_cpus (so the engine's NCPU counts), and a container removed
+// during the scrape (stats and inspect 404).
+const CONTAINERS = {
+  h: { Names: ['/lab-haproxy-1'], Labels: { 'com.docker.compose.service': 'haproxy' }, HostConfig: { NanoCpus: 5e8 } },
+  b: { Names: ['/lab-backend-fast-1'], Labels: { 'com.docker.compose.service': 'backend-fast' }, HostConfig: {} },
+  gone: { Names: ['/lab-gone-1'], Labels: { 'com.docker.compose.service': 'gone' } },
+};
+const STATS = {
+  h: { memory_stats: { usage: 3000, stats: { inactive_file: 1000 } }, cpu_stats: { cpu_usage: { total_usage: 2.5e9 }, online_cpus: 2 } },
+  b: { memory_stats: { usage: 500 }, cpu_stats: { cpu_usage: { total_usage: 1e9 } } },
+};
+
+function engine(req, res) {
+  const send = (body) => (body === undefined ? ((res.statusCode = 404), res.end('{}')) : res.end(JSON.stringify(body)));
+  const url = new URL(req.url, 'http://docker');
+  const [, kind, id, what] = url.pathname.split('/');
+  if (url.pathname === '/info') return send({ NCPU: 4 });
+  if (url.pathname === '/containers/json') return send(Object.keys(CONTAINERS).map((Id) => ({ Id, ...CONTAINERS[Id] })));
+  if (kind === 'containers' && what === 'stats') return send(STATS[id]);
+  if (kind === 'containers' && what === 'json') {
+    if (id === 'gone') return send(undefined);
+    return send(CONTAINERS[id] ?? { Config: { Labels: { 'com.docker.compose.project': 'lab' } } });
+  }
+  return send(undefined);
+}
+
+test('a scrape: each family grouped under its HELP and TYPE, a removed container left out', async (t) => {
+  const server = http.createServer(engine);
+  await new Promise((resolve) => server.listen(process.env.DOCKER_SOCKET, resolve));
+  t.after(() => {
+    server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const text = await metrics();
+  const h = 'service="haproxy",container="lab-haproxy-1"';
+  const b = 'service="backend-fast",container="lab-backend-fast-1"';
+  assert.deepEqual(text.split('\n').filter((l) => l && !l.startsWith('# HELP')), [
+    '# TYPE container_memory_usage_bytes gauge',
+    `container_memory_usage_bytes{${h}} 2000`,
+    `container_memory_usage_bytes{${b}} 500`,
+    '# TYPE container_cpu_usage_seconds_total counter',
+    `container_cpu_usage_seconds_total{${h}} 2.5`,
+    `container_cpu_usage_seconds_total{${b}} 1`,
+    '# TYPE container_cpu_allowance_cores gauge',
+    `container_cpu_allowance_cores{${h}} 0.5`,
+    `container_cpu_allowance_cores{${b}} 4`,
+  ]);
+  assert.match(text, /^# HELP container_cpu_allowance_cores CPU the container may use, in cores/m);
+});

@@ -1,0 +1,126 @@
+// What saturated in a step: each component's CPU used against the CPU it may
+// use (its allowance: Docker's cpus/cpuset as its cgroup enforces it, read
+// back by scripts/lib/common.sh container_allowance), the load tool's own
+// lateness (requests it could not send at the rate), HAProxy's queue and
+// errors. A figure measures HAProxy only if HAProxy is what saturated.
+import { isServiceContainer } from '../core/topology.mjs';
+
+// A component at this share of its allowance or more is saturated: CFS
+// quotas and a busy event loop both read a little under 100%.
+export const SATURATED_PCT = 85;
+// The load tool is late when it sent under this share of the offered rate.
+export const SENT_PCT = 95;
+
+// Cores in a cpuset ("0", "0-1", "0,2-3"); null when none is set.
+export function cpusetCores(cpuset) {
+  if (!cpuset || cpuset === '-') return null;
+  let n = 0;
+  for (const part of cpuset.split(',')) {
+    const [a, b] = part.split('-').map(Number);
+    if (!Number.isInteger(a)) return null;
+    n += b === undefined ? 1 : b - a + 1;
+  }
+  return n;
+}
+
+// "NAME key=value..." lines (cpu-allowance.txt) → {NAME: {cores, by, machine}}:
+// the smallest of the cgroup's quota (what runs), Docker's NanoCpus, the
+// cpuset and the machine's cores, and which one it was.
+export function parseAllowance(text) {
+  if (text === null || text === undefined) return null;
+  const out = {};
+  for (const line of text.split('\n')) {
+    const [name, ...fields] = line.trim().split(/\s+/);
+    if (!name || name.startsWith('#')) continue;
+    const v = Object.fromEntries(fields.map((f) => f.split('=')));
+    const quota = Number(v.cfs_quota_us);
+    const period = Number(v.cfs_period_us);
+    const machine = Number(v.machine_cores);
+    const limits = [
+      ['cgroup quota', quota > 0 && period > 0 ? quota / period : null],
+      ['cpus', Number(v.nano_cpus) > 0 ? Number(v.nano_cpus) / 1e9 : null],
+      ['cpuset', cpusetCores(v.cpuset)],
+      ['machine', machine > 0 ? machine : null],
+    ].filter(([, c]) => c !== null);
+    if (limits.length === 0) continue;
+    const [by, cores] = limits.reduce((a, b) => (b[1] < a[1] ? b : a));
+    out[name] = { cores, by, machine: machine > 0 ? machine : null, quota_cores: limits.find(([k]) => k === 'cgroup quota')?.[1] ?? null };
+  }
+  return out;
+}
+
+const round = (v, digits = 2) => Number(v.toFixed(digits));
+
+// components CPUTIME ALLOWANCE TOPOLOGY TOOLSERVICE → [{name, role, cores,
+// allowance, pct}]: each HAProxy instance and each backend replica on its
+// own (a Node replica runs its JavaScript on one thread: at most one core),
+// the load tool's replicas together.
+function components(cores, allowance, topology, toolService) {
+  const haproxy = topology.instances.map((i) => i.service);
+  const backends = topology.backends.map((b) => b.name);
+  const machine = Math.max(0, ...Object.values(allowance).map((a) => a.machine ?? 0)) || null;
+  const out = [];
+  const add = (name, role, names) => {
+    const used = names.reduce((t, n) => t + cores[n], 0);
+    let cap = names.reduce((t, n) => t + (allowance[n]?.cores ?? machine ?? 0), 0);
+    if (role === 'load tool' && machine) cap = Math.min(cap, machine);
+    if (role === 'backend') cap = Math.min(cap, 1);
+    out.push({ name, role, cores: used, allowance: cap || null, pct: cap ? (used / cap) * 100 : null, by: allowance[names[0]]?.by ?? null });
+  };
+  const names = Object.keys(cores);
+  for (const n of names.filter((x) => isServiceContainer(x, haproxy))) add(n, 'HAProxy', [n]);
+  const tool = names.filter((x) => isServiceContainer(x, [toolService]));
+  if (tool.length) add(toolService, 'load tool', tool);
+  for (const n of names.filter((x) => isServiceContainer(x, backends))) add(n, 'backend', [n]);
+  return { parts: out, machine };
+}
+
+// saturationOf {cores (by container, while the load ran), allowance, topology, toolService, offered, load,
+// haproxy: {max_queue, errors}} → the step's numbers (haproxy_cores,
+// haproxy_allowance, haproxy_busy_pct, loadgen_cores, backend_cores,
+// box_busy_pct, sent_pct) and {saturation: {saturated: [names], text}}.
+export function saturationOf({ cores, allowance, topology, toolService, offered, load, haproxy = {} }) {
+  const none = { haproxy_cores: null, haproxy_allowance: null, haproxy_busy_pct: null, loadgen_cores: null,
+    backend_cores: null, box_busy_pct: null, sent_pct: null, saturation: null };
+  if (!cores || !allowance) return none;
+  const { parts, machine } = components(cores, allowance, topology, toolService);
+  const sum = (role, key) => {
+    const xs = parts.filter((p) => p.role === role);
+    return xs.length ? xs.reduce((t, p) => t + (p[key] ?? 0), 0) : null;
+  };
+  const all = Object.values(cores).reduce((t, c) => t + c, 0);
+  const haproxyCores = sum('HAProxy', 'cores');
+  const haproxyCap = sum('HAProxy', 'allowance');
+  const sentPct = offered > 0 && Number.isFinite(load.req_rate) ? (load.req_rate / offered) * 100 : null;
+  const late = (sentPct !== null && sentPct < SENT_PCT) || (load.requests > 0 && load.dropped > 0.01 * load.requests);
+  const boxPct = machine ? (all / machine) * 100 : null;
+  const busy = (role) => parts.some((p) => p.role === role && p.pct !== null && p.pct >= SATURATED_PCT);
+  const boxBusy = boxPct !== null && boxPct >= 90;
+  const saturated = parts.filter((p) => p.pct !== null && p.pct >= SATURATED_PCT)
+    .map((p) => (p.role === 'load tool' ? `${p.name} (load tool)` : p.name));
+  // Late with HAProxy saturated: its workers all waited on HAProxy (the
+  // queue of an open model); late without: the load tool's own limit.
+  if (late && !busy('HAProxy')) saturated.push(`${toolService} could not keep the rate`);
+  if (boxBusy) saturated.push('the machine\'s cores');
+  const describe = (p) => `${p.role === 'HAProxy' || p.role === 'backend' ? p.name.replace(/^.*-(\w[\w-]*-\d+)$/, '$1') : p.name} ` +
+    `${round(p.cores)} of ${p.allowance === null ? '?' : round(p.allowance)} core${p.allowance === 1 ? '' : 's'}` +
+    `${p.pct === null ? '' : ` (${Math.round(p.pct)}%)`}`;
+  const queue = [haproxy.max_queue > 0 ? `queued ${haproxy.max_queue}` : '', haproxy.errors > 0 ? `${haproxy.errors} errors` : '']
+    .filter(Boolean).join(', ');
+  const waited = late && busy('HAProxy') ? ': its workers all waited on HAProxy' : '';
+  const text = `while the load ran: ${parts.map(describe).join('; ')}; all containers ${round(all)} of ${machine ?? '?'} cores` +
+    `${sentPct === null ? '' : `; ${toolService} sent ${Math.round(sentPct)}% of the offered rate${load.dropped > 0 ? ` (${load.dropped} dropped${waited})` : ''}`}` +
+    `${queue ? `; HAProxy ${queue}` : ''}`;
+  return {
+    haproxy_cores: haproxyCores,
+    haproxy_allowance: haproxyCap,
+    haproxy_busy_pct: haproxyCores !== null && haproxyCap ? (haproxyCores / haproxyCap) * 100 : null,
+    loadgen_cores: sum('load tool', 'cores'),
+    backend_cores: sum('backend', 'cores'),
+    box_busy_pct: boxPct,
+    sent_pct: sentPct,
+    // HAProxy's ceiling: HAProxy saturated while neither the load tool nor
+    // the machine was.
+    saturation: { saturated, haproxy: busy('HAProxy') && !busy('load tool') && !boxBusy, late, text },
+  };
+}

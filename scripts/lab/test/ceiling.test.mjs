@@ -1,0 +1,195 @@
+// HAProxy's own ceiling (scenarios/ceiling.json): the CPU allowance read
+// back, the CPU rates while the load ran, what saturated, the ceiling against
+// allowance ÷ cost, ratios of curves; and the scenario format's curves.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { cpusetCores, parseAllowance, saturationOf } from '../evidence/saturation.mjs';
+import { loadRates } from '../evidence/cpu.mjs';
+import { TOPOLOGY } from '../core/topology.mjs';
+import { buildReport, readRun } from '../report/report.mjs';
+import { buildPlan, loadScenario } from '../plan/scenarios.mjs';
+
+const ROOT = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '../../..');
+const tmpDirs = [];
+after(() => tmpDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+const tmp = (prefix) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  tmpDirs.push(dir);
+  return dir;
+};
+
+describe('the CPU allowance, read back', () => {
+  test('the smallest of the cgroup quota, cpus, cpuset and the machine', () => {
+    const a = parseAllowance([
+      '# header',
+      'lab-haproxy-1 nano_cpus=200000000 cpuset=- cfs_quota_us=20000 cfs_period_us=100000 machine_cores=2',
+      'lab-vegeta-1 nano_cpus=0 cpuset=- cfs_quota_us=-1 cfs_period_us=100000 machine_cores=2',
+      'lab-pinned-1 nano_cpus=0 cpuset=1 cfs_quota_us=-1 cfs_period_us=100000 machine_cores=2',
+      'lab-desktop-1 nano_cpus=500000000 cpuset=- cfs_quota_us=- cfs_period_us=- machine_cores=4',
+    ].join('\n'));
+    assert.deepEqual([a['lab-haproxy-1'].cores, a['lab-haproxy-1'].by], [0.2, 'cgroup quota']);
+    assert.deepEqual([a['lab-vegeta-1'].cores, a['lab-vegeta-1'].by], [2, 'machine']);
+    assert.deepEqual([a['lab-pinned-1'].cores, a['lab-pinned-1'].by], [1, 'cpuset']);
+    assert.deepEqual([a['lab-desktop-1'].cores, a['lab-desktop-1'].by], [0.5, 'cpus']);
+  });
+  test('cpusets count their cores', () => {
+    assert.equal(cpusetCores('0-1'), 2);
+    assert.equal(cpusetCores('0,2-3'), 3);
+    assert.equal(cpusetCores('-'), null);
+    assert.equal(cpusetCores(''), null);
+  });
+});
+
+describe('CPU while the load ran', () => {
+  // HAProxy idle for the first 2 s, then 0.2 core; vegeta starts at 1000 ms.
+  const samples = [];
+  for (let s = 0; s <= 10; s += 1) {
+    const at = 1000 + s * 1000;
+    samples.push({ at, name: 'lab-vegeta-1', ns: s * 0.5e9 });
+    samples.push({ at, name: 'lab-haproxy-1', ns: Math.max(0, s - 2) * 0.2e9 });
+  }
+  test('from a quarter into the load to its end, not the idle start', () => {
+    const rates = loadRates(samples, (n) => n.includes('vegeta'), 8);
+    assert.ok(Math.abs(rates['lab-haproxy-1'] - 0.2) < 1e-9, `expected 0.2 cores, found ${rates['lab-haproxy-1']}`);
+    assert.ok(Math.abs(rates['lab-vegeta-1'] - 0.5) < 1e-9);
+  });
+  test('no load tool sample: no rates (the whole step stands)', () => {
+    assert.equal(loadRates(samples, () => false, 8), null);
+  });
+});
+
+describe('what saturated', () => {
+  const allowance = parseAllowance([
+    'haproxy-lab-haproxy-1 nano_cpus=200000000 cpuset=- cfs_quota_us=20000 cfs_period_us=100000 machine_cores=2',
+    'haproxy-lab-vegeta-1 nano_cpus=0 cpuset=- cfs_quota_us=-1 cfs_period_us=100000 machine_cores=2',
+    'haproxy-lab-backend-fast-1 nano_cpus=0 cpuset=- cfs_quota_us=-1 cfs_period_us=100000 machine_cores=2',
+  ].join('\n'));
+  const of = (cores, load = { req_rate: 1000, requests: 8000, dropped: 0 }, offered = 1000) => saturationOf({
+    cores, allowance, topology: TOPOLOGY, toolService: 'vegeta', offered, load, haproxy: { max_queue: 0, errors: 0 },
+  });
+  test('HAProxy at its allowance, the load tool keeping its rate: HAProxy\'s ceiling', () => {
+    const s = of({ 'haproxy-lab-haproxy-1': 0.199, 'haproxy-lab-vegeta-1': 0.6, 'haproxy-lab-backend-fast-1': 0.05 });
+    assert.deepEqual(s.saturation.saturated, ['haproxy-lab-haproxy-1']);
+    assert.equal(s.saturation.haproxy, true);
+    assert.ok(Math.abs(s.haproxy_busy_pct - 99.5) < 1e-9);
+    assert.equal(s.haproxy_allowance, 0.2);
+  });
+  test('nothing near its allowance: nothing saturated', () => {
+    const s = of({ 'haproxy-lab-haproxy-1': 0.1, 'haproxy-lab-vegeta-1': 0.3 });
+    assert.deepEqual(s.saturation.saturated, []);
+    assert.equal(s.saturation.haproxy, false);
+  });
+  test('the load tool late with HAProxy idle: the load tool\'s limit, named', () => {
+    const s = of({ 'haproxy-lab-haproxy-1': 0.05, 'haproxy-lab-vegeta-1': 0.5 }, { req_rate: 700, requests: 5600, dropped: 2400 });
+    assert.deepEqual(s.saturation.saturated, ['vegeta could not keep the rate']);
+    assert.equal(s.saturation.haproxy, false);
+  });
+  test('HAProxy saturated but the machine too: not HAProxy\'s ceiling alone', () => {
+    const s = of({ 'haproxy-lab-haproxy-1': 0.2, 'haproxy-lab-vegeta-1': 1.7 });
+    assert.ok(s.saturation.saturated.includes('the machine\'s cores'), s.saturation.saturated.join());
+    assert.equal(s.saturation.haproxy, false);
+  });
+  test('no allowance read (older runs): no verdict', () => {
+    assert.equal(saturationOf({ cores: { a: 1 }, allowance: null, topology: TOPOLOGY, toolService: 'vegeta', offered: 1, load: {} }).saturation, null);
+  });
+});
+
+// A run folder of two curves, each step's evidence written as the runner does.
+function ceilingRun(curves) {
+  const dir = tmp('lab-ceiling-');
+  const steps = [];
+  for (const [curve, points] of Object.entries(curves)) {
+    for (const [rate, received, busyCores, usPerReq] of points) {
+      const id = `${curve}-${rate}`;
+      const stepDir = path.join(dir, 'steps', id);
+      fs.mkdirSync(stepDir, { recursive: true });
+      steps.push({ id, dir: `steps/${id}`, label: `${curve} ${rate}/s`, x: rate, curve, model: {}, expect: {}, published: {},
+        load: { tool: 'vegeta', seconds: 8, env: { RATE: String(rate) } } });
+      const requests = Math.round(received * 8);
+      const files = {
+        'vegeta-1.json': JSON.stringify({ tool: 'vegeta', ok: requests, failed: 0, dropped: 0, planned: rate * 8, version: 'v12.13.0',
+          report: { requests, rate: received, duration: 8e9, latencies: { '50th': 1e6, '95th': 2e6, '99th': (received < rate ? 900 : 3) * 1e6, mean: 1e6 } },
+          cpu: { ns: 1e9, source: 'cgroup v1 cpuacct.usage' } }),
+        'cpu-before.txt': '1000 haproxy-lab-haproxy-1 0 ns\n',
+        'cpu-after.txt': `9000 haproxy-lab-haproxy-1 ${(usPerReq * requests * 1000).toFixed(0)} ns\n`,
+        'cpu-samples.txt': [0, 2, 4, 6, 8].flatMap((s) => [`${1000 + s * 1000} haproxy-lab-vegeta-1 ${s * 0.3e9} ns`,
+          `${1000 + s * 1000} haproxy-lab-haproxy-1 ${(s * busyCores * 1e9).toFixed(0)} ns`]).join('\n'),
+        'cpu-allowance.txt': ['haproxy-lab-haproxy-1 nano_cpus=200000000 cpuset=- cfs_quota_us=20000 cfs_period_us=100000 machine_cores=2',
+          'haproxy-lab-vegeta-1 nano_cpus=0 cpuset=- cfs_quota_us=-1 cfs_period_us=100000 machine_cores=2'].join('\n'),
+        'haproxy-samples.txt': ['t haproxy_conns backend_conns accept_queue cum_req at_ms',
+          ...[0, 2, 4, 6, 8].map((s) => `${s} 10 0 0 ${Math.round(s * received)} ${1000 + s * 1000}`)].join('\n'),
+        'haproxy-stat.csv': `# pxname,svname,req_tot,ssl_sess,ssl_reused_sess,smax,ereq,status\nfe_main,FRONTEND,${requests},0,0,10,0,OPEN\n`,
+      };
+      for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(stepDir, name), text);
+    }
+  }
+  fs.writeFileSync(path.join(dir, 'plan.json'), JSON.stringify({
+    scenario: 'ceiling', description: 'd', x: { label: 'rate' }, columns: ['haproxy_req_rate'], options: {}, steps,
+    curves: { plain: 'plain keep-alive', tls: 'TLS keep-alive' },
+    readings: [{ kind: 'tipping_point', metric: 'p99_ms', factor: 5, curve: 'plain' }, { kind: 'capacity', curve: 'plain' },
+      { kind: 'capacity', curve: 'tls' }, { kind: 'curve_ratio', a: 'plain', b: 'tls', article: '0.51' },
+      { kind: 'capacity', curve: 'gone' }],
+  }));
+  return buildReport(readRun(dir));
+}
+
+describe('HAProxy\'s ceiling per curve', () => {
+  // [offered rate, received/s, HAProxy cores while loaded, µs per request]
+  const report = ceilingRun({
+    plain: [[2000, 2000, 0.06, 30], [4000, 4000, 0.12, 30], [8000, 6400, 0.2, 31]],
+    // Saturated from the first step, latency never turning: nothing to predict from.
+    tls: [[1000, 1000, 0.18, 100], [2000, 2000, 0.2, 100], [4000, 4000, 0.2, 50]],
+  });
+  const line = (start) => report.readings.find((l) => l.startsWith(start));
+  test('measured at most 6,400/s against 0.2 core ÷ 30 µs = 6,667/s: within ±25%, HAProxy\'s', () => {
+    const l = line('plain keep-alive: HAProxy took in at most');
+    assert.match(l, /at most 6,400 requests\/s/);
+    assert.match(l, /predicted 0\.2 cores ÷ 30\.0 µs per request \(at plain 4000\/s, the last step before the tipping point\) = 6,667\/s: -4\.0%, within ±25%/);
+    assert.match(l, /the ceiling is HAProxy's/);
+  });
+  test('a curve whose every step is saturated has no prediction: the reading fails', () => {
+    assert.match(line('TLS keep-alive: HAProxy took in at most'), /at most 4,000 requests\/s \(tls 4000\/s\); no prediction/);
+    assert.equal(report.ok, false);
+  });
+  test('the ratio of two curves\' ceilings beside the article\'s', () => {
+    assert.match(line('TLS keep-alive ÷ plain keep-alive'), /4000 ÷ 6400 requests\/s = 0\.63 \(article: 0\.51\)/);
+  });
+  test('the tipping point of one curve only', () => {
+    assert.match(line('plain keep-alive: tipping point'), /between 4000\.0 and 6400\.0 requests\/sec/);
+  });
+  test('a curve not in the run (--quick) is said so, not failed', () => {
+    assert.ok(report.readings.includes('gone: not in this run'), report.readings.join('\n'));
+  });
+  test('each step names what saturated', () => {
+    const row = report.rows.find((r) => r.id === 'plain-8000');
+    assert.deepEqual(row.measured.saturation.saturated, ['haproxy-lab-haproxy-1']);
+    assert.ok(Math.abs(row.measured.haproxy_req_rate - 6400) < 1e-6);
+  });
+});
+
+describe('the scenario format\'s curves', () => {
+  test('ceiling: every step gets its curve\'s settings, --quick runs the named steps', () => {
+    const s = loadScenario(ROOT, 'ceiling');
+    const step = s.steps.find((t) => t.id === 'tls-full-300');
+    assert.equal(step.compose_env.HAPROXY_CPUS, '0.2');
+    assert.equal(step.haproxy.global['tune.ssl.cachesize'], '0');
+    assert.equal(step.load.env.TLS_RESUME, 'false');
+    assert.equal(step.load.env.RATE, 300);
+    const quick = buildPlan(s, 'ceiling', { quick: true });
+    assert.deepEqual(quick.steps.map((t) => t.id), s.quick.steps);
+    assert.equal(quick.steps[0].curve, 'plain-keepalive');
+    assert.ok(buildPlan(s, 'ceiling', { quick: false }).steps.length > quick.steps.length);
+  });
+  test('a step naming an unknown curve is one clear error', () => {
+    const root = tmp('lab-curves-');
+    fs.mkdirSync(path.join(root, 'scenarios'));
+    fs.copyFileSync(path.join(ROOT, 'compose.yaml'), path.join(root, 'compose.yaml'));
+    const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios/ceiling.json'), 'utf8'));
+    s.steps[0].curve = 'nope';
+    fs.writeFileSync(path.join(root, 'scenarios/bad.json'), JSON.stringify(s));
+    assert.throws(() => loadScenario(root, 'bad'), /scenarios\/bad\.json: step plain-keepalive-2000: curve "nope" is not in "curves"/);
+  });
+});
