@@ -4,6 +4,7 @@
 // lateness (requests it could not send at the rate), HAProxy's queue and
 // errors. A figure measures HAProxy only if HAProxy is what saturated.
 import { isServiceContainer } from '../core/topology.mjs';
+import { cpuAllowanceCores } from '../../../prometheus/container-exporter.mjs';
 
 // A component at this share of its allowance or more is saturated: CFS
 // quotas and a busy event loop both read a little under 100%.
@@ -11,21 +12,11 @@ export const SATURATED_PCT = 85;
 // The load tool is late when it sent under this share of the offered rate.
 export const SENT_PCT = 95;
 
-// Cores in a cpuset ("0", "0-1", "0,2-3"); null when none is set.
-export function cpusetCores(cpuset) {
-  if (!cpuset || cpuset === '-') return null;
-  let n = 0;
-  for (const part of cpuset.split(',')) {
-    const [a, b] = part.split('-').map(Number);
-    if (!Number.isInteger(a)) return null;
-    n += b === undefined ? 1 : b - a + 1;
-  }
-  return n;
-}
-
-// "NAME key=value..." lines (cpu-allowance.txt) → {NAME: {cores, by, machine}}:
-// the smallest of the cgroup's quota (what runs), Docker's NanoCpus, the
-// cpuset and the machine's cores, and which one it was.
+// "NAME key=value..." lines (cpu-allowance.txt) → {NAME: {cores, machine}}:
+// the CPU each container may use, by the rule the dashboard's exporter
+// applies (prometheus/container-exporter.mjs cpuAllowanceCores: the smallest
+// of cpus, the CFS quota, the cpuset and the machine's cores), the quota
+// being the one its cgroup enforces (read back), not only what Docker was told.
 export function parseAllowance(text) {
   if (text === null || text === undefined) return null;
   const out = {};
@@ -33,18 +24,12 @@ export function parseAllowance(text) {
     const [name, ...fields] = line.trim().split(/\s+/);
     if (!name || name.startsWith('#')) continue;
     const v = Object.fromEntries(fields.map((f) => f.split('=')));
-    const quota = Number(v.cfs_quota_us);
-    const period = Number(v.cfs_period_us);
-    const machine = Number(v.machine_cores);
-    const limits = [
-      ['cgroup quota', quota > 0 && period > 0 ? quota / period : null],
-      ['cpus', Number(v.nano_cpus) > 0 ? Number(v.nano_cpus) / 1e9 : null],
-      ['cpuset', cpusetCores(v.cpuset)],
-      ['machine', machine > 0 ? machine : null],
-    ].filter(([, c]) => c !== null);
-    if (limits.length === 0) continue;
-    const [by, cores] = limits.reduce((a, b) => (b[1] < a[1] ? b : a));
-    out[name] = { cores, by, machine: machine > 0 ? machine : null, quota_cores: limits.find(([k]) => k === 'cgroup quota')?.[1] ?? null };
+    const machine = Number(v.machine_cores) > 0 ? Number(v.machine_cores) : null;
+    const cores = cpuAllowanceCores({
+      NanoCpus: Number(v.nano_cpus) || 0, CpuQuota: Number(v.cfs_quota_us) || 0, CpuPeriod: Number(v.cfs_period_us) || 0,
+      CpusetCpus: v.cpuset === '-' ? '' : v.cpuset,
+    }, machine);
+    if (cores !== null) out[name] = { cores, machine };
   }
   return out;
 }
@@ -65,7 +50,7 @@ function components(cores, allowance, topology, toolService) {
     let cap = names.reduce((t, n) => t + (allowance[n]?.cores ?? machine ?? 0), 0);
     if (role === 'load tool' && machine) cap = Math.min(cap, machine);
     if (role === 'backend') cap = Math.min(cap, 1);
-    out.push({ name, role, cores: used, allowance: cap || null, pct: cap ? (used / cap) * 100 : null, by: allowance[names[0]]?.by ?? null });
+    out.push({ name, role, cores: used, allowance: cap || null, pct: cap ? (used / cap) * 100 : null });
   };
   const names = Object.keys(cores);
   for (const n of names.filter((x) => isServiceContainer(x, haproxy))) add(n, 'HAProxy', [n]);
