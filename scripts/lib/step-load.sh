@@ -141,7 +141,7 @@ start_load() {
 # settled (or mid-hold) every container's memory (DIR/stats-peak.txt) with
 # each instance's own view beside it.
 watch_load() {
-  local started=${SECONDS} instance conns service profile seconds sample_at title hits_before profiles peak=""
+  local started=${SECONDS} instance conns service profile seconds sample_at title hits_before profiles peak="" cpu=""
   service=$(step_value "$1" service) profile=$(step_value "$1" profile)
   seconds=$(step_value "$1" seconds) sample_at=$(step_value "$1" sample_at)
   title="$(step_value "$1" index)/$(step_value "$1" total) $(step_value "$1" label)"
@@ -152,8 +152,14 @@ watch_load() {
     conns=$(sample "$1" $((SECONDS - started)))
     progress "${title}" $((seconds - (SECONDS - started))) "${conns} conns, $(($(hits_so_far) - hits_before))"
     # Every container's CPU so far, the load tool's included (its cgroup goes
-    # when it ends): the rates while the load runs name what saturated.
-    container_cpu "$1/cpu-samples.txt" "${profiles[@]}"
+    # when it ends): the rates while the load runs name what saturated. In
+    # the background, one reading at a time: docker's answers slow down under
+    # load, and the connection samples must keep their second (a tuning step's
+    # full accept queue lasts about two).
+    if [[ -z "${cpu}" ]] || ! kill -0 "${cpu}" 2>/dev/null; then
+      container_cpu "$1/cpu-samples.txt" "${profiles[@]}" &
+      cpu=$!
+    fi
     if [[ -z "${peak}" ]] && ((SECONDS - started >= sample_at)); then
       # In the background: docker stats takes 2-5 s, which would leave a gap
       # in the samples (a CI run's plateau once had two samples).
@@ -163,6 +169,7 @@ watch_load() {
     sleep 1
   done
   [[ -z "${peak}" ]] || wait "${peak}" || true
+  [[ -z "${cpu}" ]] || wait "${cpu}" || true
 }
 
 # peak_snapshot DIR [--profile P ...]: every container's memory
