@@ -119,10 +119,11 @@ function readHaproxySide(stepDir, topology) {
 // Runs recorded before the cgroup reader: docker stats' mid-load sample.
 function cpuOf(file, outcome) {
   const readings = (name) => parseCpuReadings(file(name));
+  const samples = readings('cpu-samples.txt');
   const time = stepCpu({ idle: readings('cpu-idle.txt'), before: readings('cpu-before.txt'),
-    after: readings('cpu-after.txt'), samples: readings('cpu-samples.txt') }, outcome?.started_at_ms ?? 0);
+    after: readings('cpu-after.txt'), samples }, outcome?.started_at_ms ?? 0);
   if (time === null) return { cpu: file('stats-peak.txt') === null ? parseCpu(file('cpu.txt')) : null, cpuTime: null, samples: null };
-  return { cpu: Object.fromEntries(Object.entries(time).map(([name, c]) => [name, c.percent])), cpuTime: time, samples: readings('cpu-samples.txt') };
+  return { cpu: Object.fromEntries(Object.entries(time).map(([name, c]) => [name, c.percent])), cpuTime: time, samples };
 }
 
 // One step's numbers, in summary.json's order: the tool's, then HAProxy's
@@ -132,6 +133,7 @@ function measureStep(step, tool, evidence) {
   const load = tool.measured;
   const client = tool.client ?? {};
   const counters = haproxyCounters(evidence);
+  const toolService = LOAD_TOOLS[step.load?.tool ?? DEFAULT_TOOL]?.service;
   return {
     ...load,
     hits_per_sec: load.seconds > 0 ? load.successful / load.seconds : 0,
@@ -148,8 +150,8 @@ function measureStep(step, tool, evidence) {
     cpu: evidence.cpu,
     ...cpuPerRequest(evidence, tool),
     ...saturationOf({
-      cores: coresWhileLoaded(evidence, step), allowance: evidence.allowance, topology: evidence.topology,
-      toolService: LOAD_TOOLS[step.load?.tool ?? DEFAULT_TOOL]?.service, offered: Number(step.load?.env?.RATE), load, haproxy: counters,
+      cores: coresWhileLoaded(evidence, toolService, step.load?.seconds), allowance: evidence.allowance, topology: evidence.topology,
+      toolService, offered: Number(step.load?.env?.RATE), load, haproxy: counters,
     }),
     memory: evidence.memPeak ? Object.fromEntries(Object.keys(evidence.memPeak).sort()
       .map((name) => [name, { before: evidence.memBefore?.[name] ?? null, peak: evidence.memPeak[name] }])) : null,
@@ -159,9 +161,8 @@ function measureStep(step, tool, evidence) {
 
 // Each container's cores while the load ran steadily (evidence/cpu.mjs
 // loadRates), else over the whole step.
-function coresWhileLoaded(evidence, step) {
-  const service = LOAD_TOOLS[step.load?.tool ?? DEFAULT_TOOL]?.service;
-  const rates = loadRates(evidence.samples, (name) => isServiceContainer(name, [service]), step.load?.seconds);
+function coresWhileLoaded(evidence, service, seconds) {
+  const rates = loadRates(evidence.samples, (name) => isServiceContainer(name, [service]), seconds);
   const whole = evidence.cpuTime ? Object.fromEntries(Object.entries(evidence.cpuTime).map(([n, c]) => [n, c.ns / 1e9 / c.seconds])) : null;
   return rates || whole ? { ...whole, ...rates } : null;
 }
