@@ -199,13 +199,13 @@ new_run_dir() {
 # machine's limits read and the target checked against them first.
 plan_run() {
   local out="${run_dir#"${LAB_ROOT}/"}"
-  labctl plan "${scenario}" --out "${out}" "$@" || exit 2
+  labctl plan "${scenario}" --out "${out}" --lab-processes "$(env_value HAPROXY_PROCESSES)" "$@" || exit 2
   read_run_env
   require_stack
   [[ "${run_preflight}" == needed ]] || return 0
   collect_limits "${run_sized_services}" "${profile_args[@]}" >"${run_dir}/limits.env" || die "could not read the machine's limits"
   labctl preflight "${scenario}" --limits "${out}/limits.env" "$@" || exit 2
-  labctl plan "${scenario}" --out "${out}" --limits "${out}/limits.env" "$@" || exit 2
+  labctl plan "${scenario}" --out "${out}" --limits "${out}/limits.env" --lab-processes "$(env_value HAPROXY_PROCESSES)" "$@" || exit 2
   read_run_env
 }
 

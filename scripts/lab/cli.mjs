@@ -20,15 +20,15 @@
 //                             report.md and chart.svg; exit 3 if a verdict failed
 //                             (versions: DIR/versions.env and the load tools' own)
 // A usage error prints one line on stderr and exits 2.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderConfig } from './plan/render.mjs';
-import { OPTIONS, SCENARIO_OPTIONS, UsageError, buildPlan, listScenarios, loadScenario, parseOptions } from './plan/scenarios.mjs';
-import { formatPreflight, preflight, readLimits, refusal, sizeLevels } from './plan/preflight.mjs';
+import { MAX_PROCESSES, OPTIONS, SCENARIO_OPTIONS, UsageError, buildPlan, listScenarios, loadScenario, parseOptions } from './plan/scenarios.mjs';
+import { formatPreflight, memoryFor, preflight, processesFor, readLimits, refusal, sizeLevels } from './plan/preflight.mjs';
 import { buildReport, formatTable, readRun, writeOutputs } from './report/report.mjs';
 import { writeRunFolder } from './plan/runfolder.mjs';
 import { parseEnv } from './core/envfile.mjs';
-import { TOPOLOGY_FILE } from './core/topology.mjs';
+import { TOPOLOGY, TOPOLOGY_FILE, containersOf, expandProcesses } from './core/topology.mjs';
 import { DEFAULT_TOOL, LOAD_TOOLS } from './core/loadtools.mjs';
 import { expectedListeners, listenersText } from './plan/listeners.mjs';
 import { compareListeners, parseSs } from './run/sockets.mjs';
@@ -84,12 +84,32 @@ function takeFlag(args, flag) {
   return [args[at + 1], args.filter((_, i) => i !== at && i !== at + 1)];
 }
 
-// Connection scenarios: the preflight for the target, and a sizing per level.
+// Connection scenarios: the preflight for the target, and a sizing per level:
+// the HAProxy processes (--processes, else the fewest whose open files hold
+// the target) and, when the lab's HAProxy memory is less than they need,
+// the memory the run gives them (HAPROXY_MEMORY, said in the preflight).
 function connectionSizing(scenario, options, limitsFile) {
   if (!limitsFile) throw new UsageError('connection scenarios need --limits FILE (scripts/scenario.sh reads them)');
   // --tls: the levels are held over TLS too, sized with TLS's bytes per connection.
   const limits = { ...readLimits(limitsFile), tls: options.tls };
   const wanted = options.target ?? (options.quick ? scenario.connections.quick : undefined) ?? scenario.connections.default;
+  const sizeFor = (target) => {
+    limits.processes = options.processes ?? Math.min(MAX_PROCESSES, processesFor(target, limits));
+    const haproxy = containersOf(TOPOLOGY)[0].name;
+    const memory = memoryFor(target, limits, limits.processes);
+    const have = limits[`${haproxy}_memory_bytes`];
+    if (have && have < parseInt(memory, 10) * 1024 * 1024) {
+      limits.haproxy_memory = memory;
+      limits[`${haproxy}_memory_bytes`] = parseInt(memory, 10) * 1024 * 1024;
+    }
+  };
+  // "max": as many processes as the launcher runs, then the fewest the largest needs.
+  if (wanted === 'max') {
+    limits.processes = options.processes ?? MAX_PROCESSES;
+    sizeFor(preflight('max', { ...limits, haproxy_memory: undefined, [`${containersOf(TOPOLOGY)[0].name}_memory_bytes`]: limits.mem_available_bytes }).largest);
+  } else {
+    sizeFor(wanted);
+  }
   const p = preflight(wanted, limits);
   const env = { ...scenario.load.env, ...(options.quick ? scenario.quick?.env : {}) };
   // The tool's own defaults for what the scenario leaves out.
@@ -103,7 +123,9 @@ function plan(args) {
   if (!name) throw new UsageError('plan needs a scenario name');
   const checkOnly = rest.includes('--check');
   const [out, afterOut] = takeFlag(rest, '--out');
-  const [limitsFile, flags] = takeFlag(afterOut.filter((a) => a !== '--check'), '--limits');
+  const [limitsFile, afterLimits] = takeFlag(afterOut.filter((a) => a !== '--check'), '--limits');
+  // The runner's: the processes the lab runs now (HAPROXY_PROCESSES).
+  const [labProcesses = '1', flags] = takeFlag(afterLimits, '--lab-processes');
   const scenario = loadScenario(ROOT, name);
   const options = parseOptions(flags, scenario);
   // Connection levels are sized from the lab's limits, read once it runs:
@@ -133,15 +155,18 @@ function plan(args) {
   });
   writeFileSync(join(out, 'configs/baseline.listeners'), listenersText(expectedListeners(baseline)));
   writeFileSync(join(out, 'plan.json'), `${JSON.stringify(result, null, 2)}\n`);
-  // The topology the run was planned with: the report reads its instances
-  // and frontends from here, whatever the lab's table says later.
-  copyFileSync(TOPOLOGY_FILE, join(out, 'topology.txt'));
+  // The topology the run was planned with, one instance row per HAProxy
+  // process (its sized processes, else the lab's): the report reads its
+  // instances and frontends from here, whatever the lab's table says later.
+  const processes = result.steps[0]?.compose_env?.HAPROXY_PROCESSES ?? labProcesses;
+  writeFileSync(join(out, 'topology.txt'), expandProcesses(readFileSync(TOPOLOGY_FILE, 'utf8'), { HAPROXY_PROCESSES: processes }));
   writeRunFolder(out, result, scenario.connections ? 'done' : 'none');
 }
 
 function preflightCommand(args) {
   const [name, ...rest] = args;
-  const [limitsFile, flags] = takeFlag(rest, '--limits');
+  const [limitsFile, afterLimits] = takeFlag(rest, '--limits');
+  const [, flags] = takeFlag(afterLimits, '--lab-processes');
   const scenario = loadScenario(ROOT, name ?? '');
   const options = parseOptions(flags, scenario);
   if (!scenario.connections) throw new UsageError(`${name} holds no connection levels: no preflight needed`);

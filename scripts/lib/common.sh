@@ -128,9 +128,52 @@ env_value() {
 # (topology.txt; the engine reads the same file: scripts/lab/core/topology.mjs).
 readonly TOPOLOGY_FILE="${LAB_ROOT}/topology.txt"
 
+# topology_text: the table with each instance row that says processes=VAR
+# written out as one row per HAProxy process of its container (VAR as compose
+# sees it: env_value; haproxy/processes.sh runs them): process K is NAME-pK,
+# its runtime API and master CLI at the ports + port_step x (K - 1), with
+# NAME's frontends; each such row says process=K container=NAME (the engine
+# does the same: scripts/lab/core/topology.mjs expandProcesses).
+topology_text() {
+  local var n=1
+  var=$(awk '{ sub(/#.*/, "") } $1 == "instance" { for (i = 3; i <= NF; i++) if ($i ~ /^processes=/) { print substr($i, 11); exit } }' "${TOPOLOGY_FILE}")
+  [[ -z "${var}" ]] || n=$(env_value "${var}")
+  [[ "${n:-1}" =~ ^[1-9][0-9]*$ ]] || die "${var} must be a whole number from 1, found '${n}' (set it in .env)"
+  awk -v n="${n:-1}" '
+    function shift_port(address, step, k) { return substr(address, 1, match(address, /:[0-9]+$/)) (substr(address, RSTART + 1) + step * (k - 1)) }
+    { sub(/#.*/, "") }
+    NR == FNR {
+      if ($1 == "instance") for (i = 3; i <= NF; i++) if ($i ~ /^processes=/) many[$2] = 1
+      next
+    }
+    $1 == "instance" && ($2 in many) {
+      rest = ""
+      for (i = 3; i <= NF; i++) {
+        split($i, kv, "=")
+        if (kv[1] == "processes") continue
+        if (kv[1] == "runtime_api" || kv[1] == "master_cli") { addr[kv[1]] = kv[2]; continue }
+        if (kv[1] == "port_step") step = kv[2]
+        rest = rest " " $i
+      }
+      for (k = 1; k <= n; k++) {
+        print "instance", (k == 1 ? $2 : $2 "-p" k) rest, "runtime_api=" shift_port(addr["runtime_api"], step, k),
+          "master_cli=" shift_port(addr["master_cli"], step, k), "process=" k, "container=" $2
+      }
+      next
+    }
+    $1 == "frontend" {
+      for (i = 3; i <= NF; i++) if ($i ~ /^instance=/ && (substr($i, 10) in many)) {
+        name = substr($i, 10)
+        for (k = 1; k <= n; k++) { $i = "instance=" (k == 1 ? name : name "-p" k); print }
+        next
+      }
+    }
+    NF > 0 { print }' "${TOPOLOGY_FILE}" "${TOPOLOGY_FILE}"
+}
+
 # topology_rows KIND: "NAME KEY=VALUE..." for each row of KIND, in the table's order.
 topology_rows() {
-  awk -v kind="$1" '{ sub(/#.*/, "") } $1 == kind { $1 = ""; sub(/^ +/, ""); print }' "${TOPOLOGY_FILE}"
+  topology_text | awk -v kind="$1" '$1 == kind { $1 = ""; sub(/^ +/, ""); print }'
 }
 
 # topology_names KIND: the names of KIND's rows (a frontend's once per instance).
@@ -143,9 +186,14 @@ topology_value() {
     $1 == name { for (i = 2; i <= NF; i++) if (index($i, key) == 1) { print substr($i, length(key) + 1); exit } }'
 }
 
-# haproxy_instances: the HAProxy instances' names; first_instance: the first.
+# haproxy_instances: the HAProxy instances' names (one per process);
+# first_instance: the first.
 haproxy_instances() { topology_names instance; }
 first_instance() { haproxy_instances | head -n 1; }
+
+# haproxy_containers: the instances that stand for their container (its first
+# process): its memory, CPU, kernel counters and log, read once.
+haproxy_containers() { topology_rows instance | awk '/(^| )process=1( |$)/ || !/(^| )process=/ { print $1 }'; }
 
 # frontend_ports [INSTANCE]: the TCP ports of the frontends (of INSTANCE).
 frontend_ports() {
@@ -433,7 +481,8 @@ service_nofile() {
 # connections, read off the running lab and the Docker host's kernel (a Linux
 # host or Docker Desktop's VM, seen from a container on the host network), as
 # NAME=value lines for scripts/lab/plan/preflight.mjs (readLimits): each
-# HAProxy instance's (INSTANCE_nofile, INSTANCE_memory_bytes), the first
+# HAProxy container's (INSTANCE_nofile, INSTANCE_memory_bytes, named by its
+# first process: every process of it has that open-file limit), the first
 # backend's, and each service of SIZED's (the load tools whose limits the
 # preflight sizes: run.env's sized_services), each from its own container.
 collect_limits() {
@@ -446,7 +495,8 @@ collect_limits() {
     done
     awk "/^MemAvailable:/ { print \$2 * 1024 }" /proc/meminfo')
   echo "# the limits that cap held connections (scripts/lib/common.sh collect_limits)"
-  for instance in $(haproxy_instances); do
+  # Per container: its processes (haproxy/processes.sh) each get these.
+  for instance in $(haproxy_containers); do
     echo "${instance}_nofile=$(instance_exec "${instance}" sh -c 'ulimit -n')"
     echo "${instance}_memory_bytes=$(docker inspect -f '{{.HostConfig.Memory}}' "$(instance_container "${instance}")")"
   done
@@ -582,8 +632,11 @@ hex_ports() { printf '%04X\n' "$@" | paste -sd'|' -; }
 # frontends' accept queues (their LISTEN sockets' rx_queue: accepted by the
 # kernel, not yet by HAProxy), from its own /proc/net/tcp, and the requests it
 # has received so far (CumReq); "-" for a side that did not answer. The ports come from the topology.
+# The kernel's two (SERVER, QUEUE) are the container's network namespace's,
+# shared by its processes: counted under its first process, 0 under the others.
 haproxy_sockets() {
-  local instance="${1:-$(first_instance)}" backends frontends backend
+  local instance="${1:-$(first_instance)}" backends frontends backend tables="/proc/net/tcp /proc/net/tcp6"
+  grep -qx -- "${instance}" <(haproxy_containers) || tables=/dev/null
   # shellcheck disable=SC2046 # one port per word
   backends=$(hex_ports $(for backend in $(topology_names backend); do topology_value backend "${backend}" port; done | sort -u))
   # shellcheck disable=SC2046 # one port per word
@@ -597,6 +650,6 @@ haproxy_sockets() {
       { split(\$2, l, \":\"); split(\$3, r, \":\"); split(\$5, q, \":\") }
       \$4 == \"01\" && r[2] ~ backends { n++ }
       \$4 == \"0A\" && l[2] ~ frontends { queue += hex(q[2]) }
-      END { print conns, n + 0, queue + 0, cumreq }" /proc/net/tcp /proc/net/tcp6' \
-    _ "$(topology_value instance "${instance}" runtime_api)" "${backends}" "${frontends}"
+      END { print conns, n + 0, queue + 0, cumreq }" $4' \
+    _ "$(topology_value instance "${instance}" runtime_api)" "${backends}" "${frontends}" "${tables}"
 }

@@ -71,12 +71,13 @@ listeners_differ() {
   ! labctl listeners "${1#"${LAB_ROOT}/"}" "${2#"${LAB_ROOT}/"}" "$3"
 }
 
-# restart_instance INSTANCE WHY: stop and start INSTANCE on the live config
-# (new listening sockets). SIGTERM, HAProxy's hard stop, cuts what it still
-# holds at once; the image's stop signal (SIGUSR1) would wait for every connection.
+# restart_instance INSTANCE WHY: stop and start INSTANCE's container on the
+# live config (new listening sockets), every process of it. SIGTERM,
+# HAProxy's hard stop, cuts what it still holds at once; the image's stop
+# signal (SIGUSR1) would wait for every connection.
 restart_instance() {
   local id
-  log "restarting HAProxy $1: $2"
+  log "restarting HAProxy $1's container: $2"
   id=$(instance_container "$1") \
     && instance_exec "$1" touch /var/lib/haproxy/keep-live-cfg \
     && docker kill -s TERM "${id}" >/dev/null 2>&1 \
@@ -84,12 +85,10 @@ restart_instance() {
     && docker start "${id}" >/dev/null 2>&1
 }
 
-# reload_instance INSTANCE: a hitless reload (USR2 to the master: a new
-# worker, the old one finishes its connections).
-reload_instance() {
-  local id
-  id=$(instance_container "$1") && docker kill -s USR2 "${id}" >/dev/null 2>&1
-}
+# reload_instance INSTANCE: a hitless reload of INSTANCE's process alone (its
+# master CLI's "reload", as USR2 to the master: a new worker, the old one
+# finishes its connections; USR2 to the container reaches every process).
+reload_instance() { haproxy_master_cli reload "$1" >/dev/null; }
 
 # switch_instance INSTANCE DESCRIPTION LISTENERS DIR SOMAXCONN: make INSTANCE
 # run its live config. A reload unless its running listening sockets differ
@@ -126,17 +125,20 @@ instance_runs() { [[ "$(haproxy_info description "$1")" == "$2" ]]; }
 # it (switch_instance); then wait until the previous step's connections are gone.
 apply_config() {
   local instance
-  for instance in $(haproxy_instances); do
-    # Noted before the change: a runner stopped in the middle of it still
-    # gets the baseline back.
-    lab_touched=1
-    save_lab_state
+  # Noted before the change: a runner stopped in the middle of it still
+  # gets the baseline back.
+  lab_touched=1
+  save_lab_state
+  # The live config is the container's: every process of it runs it.
+  for instance in $(haproxy_containers); do
     # shellcheck disable=SC2016 # expanded by the container's bash
     instance_exec "${instance}" bash -c '
       cat > /var/lib/haproxy/candidate.cfg &&
       haproxy -c -q -f /var/lib/haproxy/candidate.cfg &&
       mv -f /var/lib/haproxy/candidate.cfg "$1"' _ "${LIVE_CFG}" <"$1" \
       || die "HAProxy ${instance} rejected $1 (haproxy -c above); its running config is unchanged"
+  done
+  for instance in $(haproxy_instances); do
     switch_instance "${instance}" "$2" "$3" "$4" "$5" || die "HAProxy ${instance} did not take $1 as asked (above)"
   done
   wait_for 60 "HAProxy to drain the previous step's connections" quiet || true

@@ -114,7 +114,7 @@ idle_cpu() {
 # step's load environment; the evidence "before" into DIR, and DIR/started.env.
 start_load() {
   local instance env_lines service profiles
-  for instance in $(haproxy_instances); do netstat_of "${instance}" >"$1/${instance}-netstat-before.txt"; done
+  for instance in $(haproxy_containers); do netstat_of "${instance}" >"$1/${instance}-netstat-before.txt"; done
   mapfile -t profiles < <(load_profile_args "$1")
   container_stats "$1/memory-before.txt" "${profiles[@]}"
   idle_cpu "$1"
@@ -189,7 +189,7 @@ peak_snapshot() {
 # exit code), "; " between instances.
 instances_state() {
   local instance
-  for instance in $(haproxy_instances); do
+  for instance in $(haproxy_containers); do
     docker inspect -f 'oom_killed={{.State.OOMKilled}} status={{.State.Status}} exit={{.State.ExitCode}}' \
       "$(instance_container "${instance}")" 2>/dev/null
   done | paste -sd';' - | sed 's/;/; /g'
@@ -231,6 +231,9 @@ step_evidence() {
     haproxy_cli "show stat" "${instance}" >"$1/${instance}-stat.csv" 2>/dev/null || true
     # Its event loop's counters (loops, poll_io): how much work one wakeup did.
     haproxy_cli "show activity" "${instance}" >"$1/${instance}-activity.txt" 2>/dev/null || true
+  done
+  # The kernel's and the log: the container's, once (its first process's name).
+  for instance in $(haproxy_containers); do
     netstat_of "${instance}" >"$1/${instance}-netstat-after.txt" 2>/dev/null || true
     instance_log "$2" "${instance}" >"$1/${instance}-log.txt" 2>/dev/null || true
   done

@@ -21,22 +21,32 @@ export function sections(text) {
   return out;
 }
 
-// mismatches TOPOLOGY CFG COMPOSE PROMETHEUS → ["what differs", ...].
-export function mismatches(topology, cfg, compose, prometheus) {
+// mismatches TOPOLOGY CFG COMPOSE PROMETHEUS LAUNCHER → ["what differs", ...]
+// (LAUNCHER: haproxy/processes.sh's text).
+export function mismatches(topology, cfg, compose, prometheus, launcher) {
   const problems = [];
   const haproxy = sections(cfg);
   const services = compose.services ?? {};
   const flat = (value) => (Array.isArray(value) ? value.join(' ') : String(value ?? ''));
+  // HAProxy's environment variables read as the config's defaults (process 1's).
+  const withDefaults = (line) => line.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*-([^}]*)\}/g, '$1').replace(/"/g, '');
   for (const i of topology.instances) {
-    const global = (haproxy.global ?? []).map((w) => w.join(' '));
+    const global = (haproxy.global ?? []).map((w) => withDefaults(w.join(' ')));
     if (!global.some((l) => l.startsWith(`stats socket ipv4@${i.runtime_api} `))) {
       problems.push(`instance ${i.name}: haproxy.cfg's global has no "stats socket ipv4@${i.runtime_api}" (its runtime_api)`);
     }
     const service = services[i.service];
     if (!service) { problems.push(`instance ${i.name}: compose has no service "${i.service}"`); continue; }
     if (!flat(service.command).includes(`-S ${i.master_cli}`)) problems.push(`instance ${i.name}: ${i.service}'s command lacks "-S ${i.master_cli}" (its master_cli)`);
-    const [host, port] = [i.runtime_api.slice(0, i.runtime_api.lastIndexOf(':')), i.runtime_api.slice(i.runtime_api.lastIndexOf(':') + 1)];
-    if (!flat(service.healthcheck?.test).includes(`/dev/tcp/${host}/${port}`)) problems.push(`instance ${i.name}: ${i.service}'s healthcheck does not ask ${i.runtime_api} (its runtime_api)`);
+    // Its processes: the launcher runs them, asks each in the healthcheck,
+    // and shifts their ports by the table's port_step.
+    if (i.processes !== undefined) {
+      if (!flat(service.command).includes('processes.sh haproxy')) problems.push(`instance ${i.name}: ${i.service}'s command does not run haproxy/processes.sh (its processes=${i.processes})`);
+      if (!flat(service.healthcheck?.test).includes('processes.sh health')) problems.push(`instance ${i.name}: ${i.service}'s healthcheck is not "processes.sh health" (every process)`);
+      if (String(service.environment?.[i.processes]) === 'undefined') problems.push(`instance ${i.name}: compose does not pass ${i.processes} to ${i.service}`);
+      const step = /^readonly PORT_STEP=(\d+)$/m.exec(launcher ?? '')?.[1];
+      if (Number(step) !== i.port_step) problems.push(`instance ${i.name}: port_step=${i.port_step}, haproxy/processes.sh's PORT_STEP is ${step}`);
+    }
   }
   for (const f of topology.frontends) {
     const binds = (haproxy[`frontend ${f.name}`] ?? []).filter((w) => w[0] === 'bind').flatMap((w) => w[1].split(','));
@@ -62,7 +72,7 @@ export function mismatches(topology, cfg, compose, prometheus) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const problems = mismatches(TOPOLOGY, readFileSync('haproxy/haproxy.cfg', 'utf8'), JSON.parse(readFileSync(0, 'utf8')),
-    readFileSync('prometheus/prometheus.yml', 'utf8'));
+    readFileSync('prometheus/prometheus.yml', 'utf8'), readFileSync('haproxy/processes.sh', 'utf8'));
   for (const p of problems) console.log(p);
   if (problems.length === 0) {
     console.log(`topology.txt matches haproxy.cfg, compose.yaml and prometheus.yml: ${TOPOLOGY.instances.length} instance(s), `

@@ -11,7 +11,7 @@ export const TOPOLOGY_FILE = new URL('../../../topology.txt', import.meta.url);
 export const PROTOCOLS = ['http', 'https'];
 // What each kind of row must and may say (numbers are whole numbers).
 const KINDS = {
-  instance: { needs: ['service', 'runtime_api', 'master_cli'], numbers: ['index'] },
+  instance: { needs: ['service', 'runtime_api', 'master_cli'], numbers: ['index', 'process', 'port_step'] },
   frontend: { needs: ['instance', 'protocol', 'port'], numbers: ['port'] },
   backend: { needs: ['proxy', 'template', 'slots', 'port'], numbers: ['slots', 'port'] },
   service: { needs: [], numbers: [] },
@@ -62,6 +62,12 @@ export function parseTopology(text, source = 'topology.txt') {
   for (const f of of('frontend')) {
     if (!instances.some((i) => i.name === f.instance)) throw new Error(`${source}: frontend ${f.name} is on instance ${f.instance}, which has no row`);
   }
+  for (const i of instances) {
+    if (i.processes !== undefined && i.port_step === undefined) throw new Error(`${source}: instance ${i.name} has processes=${i.processes} but no port_step`);
+    // Process 1 of its own container unless the row says otherwise (expandProcesses).
+    i.process ??= 1;
+    i.container ??= i.name;
+  }
   return {
     instances,
     frontends: of('frontend'),
@@ -70,6 +76,56 @@ export function parseTopology(text, source = 'topology.txt') {
     limits: Object.fromEntries(of('limit').map((r) => [r.name, r.max])),
   };
 }
+
+// A process's own name: the row's for process 1, NAME-pK for process K.
+export const processName = (name, k) => (k === 1 ? name : `${name}-p${k}`);
+
+// shiftPort ADDRESS STEP K: HOST:PORT of process K (haproxy/processes.sh's rule).
+const shiftPort = (address, step, k) => {
+  const at = address.lastIndexOf(':');
+  return `${address.slice(0, at)}:${Number(address.slice(at + 1)) + step * (k - 1)}`;
+};
+
+// expandProcesses TEXT COUNTS → the table with each instance row that says
+// processes=VAR written out as COUNTS[VAR] rows, one per HAProxy process of
+// its container (haproxy/processes.sh): process K is NAME-pK, with its own
+// runtime API and master CLI (the ports + port_step x (K - 1)) and every
+// frontend of NAME (one config, the same listening ports). The rows written
+// out say process=K and container=NAME instead of processes=VAR, so a run
+// folder's copy reads the same whatever .env says later. A missing count is 1.
+export function expandProcesses(text, counts = {}) {
+  const rows = parseRows(text, 'topology.txt');
+  const expanded = new Map();
+  for (const r of rows) {
+    if (r.kind !== 'instance' || r.processes === undefined) continue;
+    const n = Number(counts[r.processes] ?? 1);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${r.processes} must be a whole number from 1, found "${counts[r.processes]}"`);
+    expanded.set(r.name, { row: r, n });
+  }
+  const out = [];
+  for (const raw of text.split('\n')) {
+    const [kind, name, ...settings] = raw.replace(/#.*$/, '').trim().split(/\s+/);
+    const instanceOf = kind === 'frontend' ? /(?:^|\s)instance=(\S+)/.exec(raw.replace(/#.*$/, ''))?.[1] : undefined;
+    if (kind === 'instance' && expanded.has(name)) {
+      const { row, n } = expanded.get(name);
+      for (let k = 1; k <= n; k++) {
+        const keep = settings.filter((kv) => !/^(processes|runtime_api|master_cli)=/.test(kv));
+        out.push(['instance', processName(name, k), ...keep, `runtime_api=${shiftPort(row.runtime_api, row.port_step, k)}`,
+          `master_cli=${shiftPort(row.master_cli, row.port_step, k)}`, `process=${k}`, `container=${name}`].join(' '));
+      }
+    } else if (kind === 'frontend' && expanded.has(instanceOf)) {
+      for (let k = 1; k <= expanded.get(instanceOf).n; k++) out.push(raw.replace(`instance=${instanceOf}`, `instance=${processName(instanceOf, k)}`));
+    } else {
+      out.push(raw);
+    }
+  }
+  return out.join('\n');
+}
+
+// containersOf TOPOLOGY: the instances that stand for their container (its
+// first process): memory, CPU, the kernel's counters and the log are the
+// container's, counted once.
+export const containersOf = (topology) => topology.instances.filter((i) => i.process === 1);
 
 // The lab's own table.
 export const TOPOLOGY = parseTopology(readFileSync(TOPOLOGY_FILE, 'utf8'));

@@ -34,7 +34,9 @@ export function readRun(dir) {
 function readStep(stepDir, step, topology) {
   const tool = readerOf(step.load?.tool).read(stepDir, step);
   const evidence = readHaproxySide(stepDir, topology);
-  const all = (key) => evidence.instances.every((i) => i[key] !== null);
+  const all = (key, of = evidence.instances) => of.every((i) => i[key] !== null);
+  // The kernel's counters are the container's: read under its first process.
+  const containers = evidence.instances.filter((i) => i.process === 1);
   return {
     measured: tool.measured ? measureStep(step, tool, evidence) : null,
     merged: tool.merged,
@@ -44,7 +46,7 @@ function readStep(stepDir, step, topology) {
       unreadable: tool.unreadable,
       info: all('info'),
       stat: all('stat'),
-      netstat: all('before') && all('after'),
+      netstat: all('before', containers) && all('after', containers),
       cpu: evidence.cpu !== null,
       step: evidence.step,
     },
@@ -84,6 +86,9 @@ function readInstance(stepDir, instance, first) {
   const sockets = file('listen-sockets.txt');
   return {
     name: instance.name,
+    // Process K of its container (haproxy/processes.sh); 1 also reads the
+    // container's kernel counters and log.
+    process: instance.process ?? 1,
     info: parseInfo(file('info.txt')),
     stat: parseStat(file('stat.csv')),
     activity: parseActivity(file('activity.txt')),

@@ -17,9 +17,14 @@ function option(list, keyword) {
   return at >= 0 && /^\d+$/.test(list[at + 1] ?? '') ? Number(list[at + 1]) : null;
 }
 
+// An address with HAProxy's environment variables as the config's defaults
+// (':"${LAB_STATS_PORT-8404}"' → ":8404": process 1's, haproxy/processes.sh).
+const withDefaults = (address) => address.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*-([^}]*)\}/g, '$1').replace(/"/g, '');
+
 // TCP port of a bind address (":80", "0.0.0.0:80", "ipv4@127.0.0.1:9000",
 // "[::]:80"); null for unix sockets and other families.
-function portOf(address) {
+function portOf(raw) {
+  const address = withDefaults(raw);
   if (/^(unix|abns|abnsz|fd|sockpair|quic\d?|udp\d?)@/.test(address) || address.startsWith('/')) return null;
   const m = /:(\d+)$/.exec(address);
   return m ? Number(m[1]) : null;

@@ -7,7 +7,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parseEnv } from '../core/envfile.mjs';
-import { TOPOLOGY, backendNamed } from '../core/topology.mjs';
+import { TOPOLOGY, backendNamed, containersOf } from '../core/topology.mjs';
 
 // File descriptors HAProxy keeps besides its connections (listeners, runtime
 // sockets, resolvers, health checks, master pipes), with room to spare:
@@ -17,6 +17,11 @@ export const HAPROXY_SPARE_FDS = 100;
 // requests. HAProxy refuses a maxconn its nofile cannot hold ("Cannot raise
 // FD limit to 20153, limit is 20000" for maxconn 10050), so the cap counts it.
 export const MAXCONN_MARGIN = 50;
+// conntrack entries planned beyond the held connections' (other traffic).
+export const CONNTRACK_SPARE = 4096;
+// What one HAProxy process takes before any connection (its code, pools,
+// buffers): measured ~20 MB resident per idle process here.
+export const PROCESS_BASE_BYTES = 64 * 1024 * 1024;
 // Per holder/backend process: stdio, listener, DNS, scrapes.
 export const PROCESS_SPARE_FDS = 64;
 // The backend the holder's requests reach (its HOLD_PATH, /slow, routes there).
@@ -58,35 +63,69 @@ export function perReplica(limits, role) {
 
 // Connections one HAProxy process can hold with NOFILE open files (two
 // sockets each, and the margin maxconn keeps for checks and scrapes).
-const haproxyAllows = (nofile) => floor((nofile - HAPROXY_SPARE_FDS) / 2 - MAXCONN_MARGIN);
+export const haproxyAllows = (nofile) => floor((nofile - HAPROXY_SPARE_FDS) / 2 - MAXCONN_MARGIN);
 
-// HAProxy's own caps, added up over its instances (each is a process with
-// its own limits): open files, the kernel's largest nofile, memory.
+// With several processes on one port the kernel spreads new connections by a
+// hash (SO_REUSEPORT), not evenly: a process is planned to this share of what
+// its open files allow, so the busiest one still has room.
+export const PROCESS_SHARE = 0.95;
+
+// processesOf LIMITS INSTANCE: the HAProxy processes INSTANCE's container
+// runs (limits.processes, the planned count, for a row that says processes=VAR).
+const processesOf = (limits, instance) => (instance.processes !== undefined ? limits.processes ?? 1 : 1);
+
+// perContainer LIMITS N NOFILE: connections N processes of one container hold.
+const perContainer = (n, nofile) => (n > 1 ? n * floor(haproxyAllows(nofile) * PROCESS_SHARE) : haproxyAllows(nofile));
+
+// processesFor TARGET LIMITS [TOPOLOGY]: the fewest HAProxy processes per
+// container whose open files hold TARGET connections (the article's nbproc).
+export function processesFor(target, limits, topology = TOPOLOGY) {
+  const rows = containersOf(topology);
+  const nofile = Math.min(...rows.map((i) => limits[`${i.name}_nofile`]));
+  if (perContainer(1, nofile) * rows.length >= target) return 1;
+  const each = floor(haproxyAllows(nofile) * PROCESS_SHARE);
+  return each > 0 ? Math.ceil(target / rows.length / each) : Infinity;
+}
+
+// memoryFor TARGET LIMITS PROCESSES: HAPROXY_MEMORY ("1536m") for TARGET
+// connections over PROCESSES processes, planned at MEMORY_SHARE.
+export function memoryFor(target, limits, processes) {
+  const bytes = (target * bytesPer(limits, 'haproxy') + processes * PROCESS_BASE_BYTES) / MEMORY_SHARE;
+  return `${Math.ceil(bytes / (256 * 1024 * 1024)) * 256}m`;
+}
+
+// HAProxy's own caps, added up over its containers (each runs N processes,
+// each with its own open-file limit): open files, the kernel's largest
+// nofile, memory (the container's limit, all its processes together).
 function haproxyCaps(limits, topology) {
-  // Each instance's own: INSTANCE_nofile, INSTANCE_memory_bytes (readLimits).
-  const instances = topology.instances.map(({ name }) => ({ nofile: limits[`${name}_nofile`], memory_bytes: limits[`${name}_memory_bytes`] }));
-  const n = instances.length;
-  const several = n > 1 ? ` × ${n} instances` : '';
-  const least = (key) => Math.min(...instances.map((i) => i[key]));
-  const sum = (f) => instances.reduce((t, i) => t + f(i), 0);
+  // Each container's own: INSTANCE_nofile, INSTANCE_memory_bytes (readLimits).
+  const rows = containersOf(topology).map((i) => ({ n: processesOf(limits, i), nofile: limits[`${i.name}_nofile`], memory_bytes: limits[`${i.name}_memory_bytes`] }));
+  const processes = rows.reduce((t, r) => t + r.n, 0);
+  const several = processes > 1 ? ` × ${processes} processes` : '';
+  const least = (key) => Math.min(...rows.map((i) => i[key]));
+  const sum = (f) => rows.reduce((t, i) => t + f(i), 0);
   return [
     {
       limit: `HAProxy open files (nofile)${several}`, value: least('nofile'),
-      allows: sum((i) => haproxyAllows(i.nofile)),
+      allows: sum((i) => perContainer(i.n, i.nofile)),
       symptom: 'HAProxy refuses the config: "Cannot raise FD limit to 2 × maxconn + N, limit is <nofile>"',
-      raise: 'raise HAPROXY_NOFILE in .env; the Docker daemon\'s own nofile (LimitNOFILE) and fs.nr_open cap it',
+      raise: 'more processes (--processes N, HAPROXY_PROCESSES), or raise HAPROXY_NOFILE in .env; the Docker daemon\'s own nofile (LimitNOFILE) and fs.nr_open cap it',
+      command: (target) => `--processes ${processesFor(target, limits, topology)}, or HAPROXY_NOFILE=${2 * Math.ceil(target / Math.max(1, processes)) + HAPROXY_SPARE_FDS + 2 * MAXCONN_MARGIN} in .env `
+        + 'with the Docker daemon allowed as much (systemctl edit docker: [Service] LimitNOFILE=infinity, then systemctl restart docker)',
     },
     {
       limit: `kernel fs.nr_open (largest nofile)${several}`, value: limits.nr_open,
-      allows: n * haproxyAllows(limits.nr_open),
+      allows: sum((i) => perContainer(i.n, limits.nr_open)),
       symptom: 'the container does not start: "ulimit: operation not permitted"',
       raise: 'sysctl -w fs.nr_open=N on the Docker host',
+      command: (target) => `sysctl -w fs.nr_open=${2 * Math.ceil(target / Math.max(1, processes)) + HAPROXY_SPARE_FDS + 2 * MAXCONN_MARGIN} (as root, on the Docker host)`,
     },
     {
       limit: `HAProxy memory limit (HAPROXY_MEMORY)${several}`, value: least('memory_bytes'),
-      allows: instances.every((i) => i.memory_bytes) ? sum((i) => floor((i.memory_bytes * MEMORY_SHARE) / bytesPer(limits, 'haproxy'))) : Infinity,
+      allows: rows.every((i) => i.memory_bytes) ? sum((i) => floor((i.memory_bytes * MEMORY_SHARE) / bytesPer(limits, 'haproxy'))) : Infinity,
       symptom: 'HAProxy is OOM-killed: every connection drops to 0 (scripts/scenario.sh oom)',
       raise: 'raise HAPROXY_MEMORY in .env',
+      command: (target) => `HAPROXY_MEMORY=${memoryFor(target, limits, processes)} in .env`,
     },
   ];
 }
@@ -119,6 +158,8 @@ export function capsOf(limits, topology = TOPOLOGY) {
       allows: limits.bridge_tracked ? floor((limits.conntrack_max - (limits.conntrack_count ?? 0)) / 2) : Infinity,
       symptom: 'kernel: "nf_conntrack: table full, dropping packet"; new connections time out',
       raise: 'sysctl -w net.netfilter.nf_conntrack_max=N on the Docker host',
+      // Two entries per connection, beside what the table holds already.
+      command: (target) => `sysctl -w net.netfilter.nf_conntrack_max=${2 * target + (limits.conntrack_count ?? 0) + CONNTRACK_SPARE} (as root, on the Docker host)`,
     },
     {
       limit: `free memory (${Math.round(total / 1000)} KB per connection, all sides)`,
@@ -141,33 +182,45 @@ export function preflight(target, limits, topology = TOPOLOGY) {
   return { target: wanted, largest, binding, fits: wanted <= largest && wanted > 0, caps };
 }
 
-// refusal PREFLIGHT: the one line for a target that does not fit.
+// refusal PREFLIGHT: the one line for a target that does not fit: the
+// exact change that would make it fit, when the binding limit has one.
 export function refusal(p) {
   const b = p.binding;
-  return `${p.target} concurrent connections do not fit here: ${b.limit} = ${b.value} allows at most ${p.largest} ` +
-    `(${b.raise}); try --target ${p.largest} or --target max`;
+  const fix = b.command ? `for ${p.target}: ${b.command(p.target)}` : b.raise;
+  return `${p.target} concurrent connections do not fit here: ${b.limit} = ${shownValue(b)} allows at most ${p.largest} ` +
+    `(${fix}); try --target ${p.largest} or --target max`;
 }
 
 // sizeLevels TARGET FRACTIONS LIMITS SECONDS [TOPOLOGY] → one sizing per
 // level: the connections, the holder and backend replicas that keep every
-// process and IP pair under its limit, and the HAProxy settings (maxconn per
-// instance, each taking its share, timeouts longer than the hold, enough
-// server-template slots).
+// process and IP pair under its limit, the HAProxy settings (maxconn per
+// process, timeouts longer than the hold, enough server-template slots), and
+// the services' settings (compose_env): limits.processes HAProxy processes,
+// and limits.haproxy_memory when the run raised the lab's HAProxy memory.
 export function sizeLevels(target, fractions, limits, holdSeconds, topology = TOPOLOGY) {
   const holder = perReplica(limits, 'holder');
   const backend = perReplica(limits, 'backend');
   const held = backendNamed(topology, HELD_BACKEND);
   const timeout = `${Math.ceil(holdSeconds) + 60}s`;
+  const containers = containersOf(topology);
+  const processes = limits.processes ?? 1;
+  const nofile = Math.min(...containers.map((i) => limits[`${i.name}_nofile`]));
+  // The run's: its processes, and the memory they need when the lab's is less.
+  const composeEnv = { HAPROXY_PROCESSES: String(processes), ...(limits.haproxy_memory ? { HAPROXY_MEMORY: limits.haproxy_memory } : {}) };
   return fractions.map((fraction) => {
     const connections = Math.max(1, Math.round(target * fraction));
     const replicas = Math.max(1, Math.ceil(connections / holder));
     const backends = Math.max(1, Math.ceil(connections / backend));
-    const maxconn = String(Math.ceil(connections / topology.instances.length) + MAXCONN_MARGIN);
+    // One process: its share and the margin. Several: each as many as its
+    // open files allow, for the kernel's hash does not spread them evenly.
+    const maxconn = String(processes > 1 ? haproxyAllows(nofile) + MAXCONN_MARGIN
+      : Math.ceil(connections / containers.length) + MAXCONN_MARGIN);
     return {
       connections,
       replicas,
       backends: { [held.name]: backends },
       env: { CONNECTIONS: String(connections), HOLDER_REPLICAS: String(replicas) },
+      compose_env: composeEnv,
       haproxy: {
         global: { maxconn },
         defaults: { maxconn, 'timeout client': timeout, 'timeout server': timeout },
@@ -192,6 +245,8 @@ export function formatPreflight(p) {
     line(['limit', 'value', 'allows', '']),
     ...rows.map(line),
     `  first to run out: ${p.binding.limit}; a user sees: ${p.binding.symptom}; to raise it: ${p.binding.raise}`,
+    ...(p.limits?.processes ? [`  sized for this run: ${p.limits.processes} HAProxy process${p.limits.processes > 1 ? 'es' : ''} (HAPROXY_PROCESSES)`
+      + `${p.limits.haproxy_memory ? `, HAProxy memory limit ${p.limits.haproxy_memory} (HAPROXY_MEMORY; the lab's is less)` : ''}`] : []),
   ].join('\n');
 }
 
@@ -211,7 +266,7 @@ export function readLimits(file, topology = TOPOLOGY) {
     return Number(text);
   };
   const limits = Object.fromEntries(LIMIT_NUMBERS.map((name) => [name, number(name, values[name])]));
-  for (const { name } of topology.instances) {
+  for (const { name } of containersOf(topology)) {
     for (const key of [`${name}_nofile`, `${name}_memory_bytes`]) limits[key] = number(key, values[key]);
   }
   limits.port_range = (values.port_range ?? '').split(' ').map((p) => number('port_range', p));

@@ -64,7 +64,10 @@ export const SCENARIO_OPTIONS = {
   article: 'the article\'s own values (long: minutes per step) instead of the scaled-down ones',
   tls: 'each step again over TLS (fe_tls), right after it: the two side by side at the same level',
   target: 'N|max: concurrent connections of the last level (preflight refuses what cannot fit)',
+  processes: 'N: HAProxy processes on the same ports (the article\'s nbproc; default: the fewest the target needs)',
 };
+// The most HAProxy processes haproxy/processes.sh runs.
+export const MAX_PROCESSES = 64;
 
 export { UsageError, parseDuration };
 
@@ -368,7 +371,7 @@ export function loadScenario(root, name) {
 // scenario has them.
 export function parseOptions(args, scenario = {}) {
   const options = { quick: false, article: false, tls: false };
-  const allowed = [...Object.keys(OPTIONS), ...(scenario.connections ? ['target'] : [])];
+  const allowed = [...Object.keys(OPTIONS), ...(scenario.connections ? ['target', 'processes'] : [])];
   const flags = ['--quick', ...(scenario.article ? ['--article'] : []), ...(scenario.tls ? ['--tls'] : [])];
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i];
@@ -388,7 +391,7 @@ export function parseOptions(args, scenario = {}) {
       options.target = raw === 'max' ? 'max' : Number(raw);
       continue;
     }
-    const [, min, max] = OPTIONS[name];
+    const [, min, max] = name === 'processes' ? [null, 1, MAX_PROCESSES] : OPTIONS[name];
     if (raw === undefined || !/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
       throw new UsageError(`--${name} needs a whole number from ${min} to ${max} (got "${raw ?? ''}")`);
     }
@@ -487,7 +490,7 @@ export function buildPlan(s, name, options) {
     littles_law: s.littles_law ?? null,
     options: {
       quick: options.quick, article: options.article ?? false, tls: options.tls ?? false, duration: options.duration ?? null,
-      replicas: options.replicas ?? null, repeat, target: options.target ?? null,
+      replicas: options.replicas ?? null, repeat, target: options.target ?? null, processes: options.processes ?? null,
     },
     preflight: options.preflight ?? null,
     steps,
@@ -507,7 +510,7 @@ function planStep(s, step, sized, options, config) {
     ...(sized?.env ?? {}),
   };
   const composeEnv = strings({
-    ...s.compose_env, ...step.compose_env, ...variantCompose(s, options), ...variantCompose(step, options),
+    ...s.compose_env, ...step.compose_env, ...variantCompose(s, options), ...variantCompose(step, options), ...sized?.compose_env,
   });
   const tool = toolName(s, step);
   // Sized levels: at least the replicas the limits need, more on request.
