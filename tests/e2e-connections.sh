@@ -33,3 +33,41 @@ test_e2e_09d_oom_kill_and_fix() {
   scenario_judged oom oom --quick
   assert_eq 2147483648 "$(docker inspect -f '{{.HostConfig.Memory}}' "$(compose ps -q haproxy)")" "HAProxy memory limit after the scenario"
 }
+
+# HAProxy as two processes (the article's nbproc): both take connections, the
+# sums over them equal what the clients held, each step's config reached both
+# (a restart: the sized maxconn changes the listeners), and afterwards the lab
+# runs one process again.
+test_e2e_09e_connections_quick_two_processes() {
+  local run step
+  scenario_judged connections-processes connections --quick --processes 2
+  run=$(newest_run connections)
+  grep -q '^instance haproxy-p2 .*process=2 container=haproxy' "${LAB_ROOT}/${run}/topology.txt" || fail "the run's topology has no process 2"
+  for step in "${LAB_ROOT}/${run}"/steps/*/; do
+    for info in haproxy-info.txt haproxy-p2-info.txt; do
+      grep -q "^description: connections/$(sed -n 's/^id=//p' "${step}step.env")$" "${step}${info}" \
+        || fail "${step#"${LAB_ROOT}/"}${info}: not the step's config ($(sed -n 's/^description: //p' "${step}${info}"))"
+    done
+  done
+  assert_eq haproxy "$(haproxy_instances | paste -sd' ' -)" "HAProxy instances after the run (one process again)"
+}
+
+# A hitless reload (USR2 to the container, as README says) reaches every
+# process; the runner's own reload of one process reaches that one alone.
+test_e2e_09f_reload_reaches_every_process() {
+  local before after
+  e2e_up
+  HAPROXY_PROCESSES=3 quiet_compose up -d --wait --wait-timeout 60 --no-deps haproxy
+  before=$(for i in $(HAPROXY_PROCESSES=3 haproxy_instances); do HAPROXY_PROCESSES=3 haproxy_reloads "${i}" | cut -d' ' -f1; done | paste -sd' ' -)
+  compose kill -s USR2 haproxy >/dev/null 2>&1
+  sleep 3
+  after=$(for i in $(HAPROXY_PROCESSES=3 haproxy_instances); do HAPROXY_PROCESSES=3 haproxy_reloads "${i}" | cut -d' ' -f1; done | paste -sd' ' -)
+  HAPROXY_PROCESSES=3 reload_instance haproxy-p2
+  sleep 3
+  local single
+  single=$(for i in $(HAPROXY_PROCESSES=3 haproxy_instances); do HAPROXY_PROCESSES=3 haproxy_reloads "${i}" | cut -d' ' -f1; done | paste -sd' ' -)
+  quiet_compose up -d --wait --wait-timeout 60 --no-deps haproxy
+  assert_eq "0 0 0" "${before}" "reloads of the 3 masters after their start"
+  assert_eq "1 1 1" "${after}" "reloads after docker compose kill -s USR2 haproxy"
+  assert_eq "1 2 1" "${single}" "reloads after the runner reloaded process 2 alone"
+}

@@ -109,6 +109,23 @@ test_unit_cgroup_quota_reads_v1_and_v2_layouts() {
   assert_eq "aaa 20000 100000;bbb -1 100000;ccc 50000 100000;ddd -1 100000" "${out}" "cgroup CPU quotas by layout"
 }
 
+# HAProxy as N processes: the runner (bash) and the engine (node) write the
+# table's instance row out the same way: names, ports, frontends per process.
+test_unit_topology_processes_runner_matches_engine() {
+  local runner engine
+  runner=$(HAPROXY_PROCESSES=3 topology_text | awk '$1 == "instance" || $1 == "frontend"' | tr -s ' ')
+  engine=$(in_image NODE_IMAGE node --input-type=module -e '
+    import { readFileSync } from "node:fs";
+    import { expandProcesses } from "./scripts/lab/core/topology.mjs";
+    console.log(expandProcesses(readFileSync("topology.txt", "utf8"), { HAPROXY_PROCESSES: "3" }));' \
+    | sed 's/#.*//' | awk '$1 == "instance" || $1 == "frontend"' | tr -s ' ' | sed 's/ $//')
+  assert_eq "${engine}" "${runner}" "topology rows for 3 processes, runner against engine"
+  assert_eq "haproxy haproxy-p2 haproxy-p3" "$(HAPROXY_PROCESSES=3 haproxy_instances | paste -sd' ' -)" "instances"
+  assert_eq "haproxy" "$(HAPROXY_PROCESSES=3 haproxy_containers | paste -sd' ' -)" "containers"
+  assert_eq "127.0.0.1:10198" "$(HAPROXY_PROCESSES=3 topology_value instance haproxy-p3 master_cli)" "process 3's master CLI"
+  assert_eq "haproxy" "$(HAPROXY_PROCESSES=1 haproxy_instances | paste -sd' ' -)" "one process: the lab as before"
+}
+
 test_unit_scenario_engine_node_test() {
   in_image NODE_IMAGE node --test 'scripts/lab/test/**/*.test.mjs'
 }

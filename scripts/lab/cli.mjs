@@ -114,7 +114,10 @@ function connectionSizing(scenario, options, limitsFile) {
   const env = { ...scenario.load.env, ...(options.quick ? scenario.quick?.env : {}) };
   // The tool's own defaults for what the scenario leaves out.
   const hold = LOAD_TOOLS[scenario.load.tool ?? DEFAULT_TOOL].lastSeconds(env);
-  const sizes = p.fits ? sizeLevels(p.target, scenario.steps.map((t) => t.fraction), limits, hold) : null;
+  // The ramp the scenario allows a level (connections.ramp_per_second).
+  const perSecond = scenario.connections.ramp_per_second;
+  const ramp = perSecond ? { perSecond, seconds: Number(env.RAMP_UP ?? 0) } : null;
+  const sizes = p.fits ? sizeLevels(p.target, scenario.steps.map((t) => t.fraction), limits, hold, TOPOLOGY, ramp) : null;
   return { preflight: { ...p, limits }, sizes };
 }
 

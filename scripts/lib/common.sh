@@ -516,6 +516,20 @@ collect_limits() {
   echo "mem_available_bytes=${mem}"
 }
 
+# kernel_memory FILE: the Docker host's kernel's own memory (a Linux host or
+# Docker Desktop's VM, seen from a container on the host network): slab
+# (socket, inode and dentry objects), TCP's buffers (sockstat's "mem", in
+# pages, for every network namespace) and the TCP sockets in use, NAME=value
+# lines read before a step and mid-hold (the engine takes the difference).
+kernel_memory() {
+  # shellcheck disable=SC2016 # expanded by the container's shell
+  docker run --rm --network host "$(env_value NODE_IMAGE)" sh -c '
+    echo "# the Docker host kernel'"'"'s memory (scripts/lib/common.sh kernel_memory)"
+    awk "/^(Slab|SUnreclaim|MemAvailable):/ { sub(/:/, \"\", \$1); printf \"%s_bytes=%.0f\n\", tolower(\$1), \$2 * 1024 }" /proc/meminfo
+    awk "\$1 == \"TCP:\" { for (i = 2; i < NF; i += 2) printf \"tcp_%s=%s\n\", \$i, \$(i + 1) }" /proc/net/sockstat
+    awk "/^KernelPageSize:/ { print \"page_size=\" \$2 * 1024; exit }" /proc/self/smaps' >"$1" 2>/dev/null || true
+}
+
 # container_stats FILE [--profile P ...]: "name cpu% used / limit" of every
 # container of the lab (docker stats, one sample), with the profiles' ones
 # (the load generators).
@@ -626,30 +640,43 @@ container_allowance() {
 # hex_ports PORT...: "0050|01BB" (80, 443): ports as /proc/net/tcp writes them.
 hex_ports() { printf '%04X\n' "$@" | paste -sd'|' -; }
 
-# haproxy_sockets [INSTANCE]: "CLIENT SERVER QUEUE CUMREQ" of INSTANCE (the
-# first by default): its CurrConns (client side), its established connections
-# to the backends' ports (server side), the connections waiting in its
-# frontends' accept queues (their LISTEN sockets' rx_queue: accepted by the
-# kernel, not yet by HAProxy), from its own /proc/net/tcp, and the requests it
-# has received so far (CumReq); "-" for a side that did not answer. The ports come from the topology.
-# The kernel's two (SERVER, QUEUE) are the container's network namespace's,
-# shared by its processes: counted under its first process, 0 under the others.
+# container_processes INSTANCE: the instances of INSTANCE's container (its processes).
+container_processes() {
+  topology_rows instance | awk -v c="$1" '{ own = $1; for (i = 2; i <= NF; i++) if ($i ~ /^container=/) own = substr($i, 11) } own == c { print $1 }'
+}
+
+# haproxy_sockets [INSTANCE]: "NAME CLIENT SERVER QUEUE CUMREQ" for each process
+# NAME of INSTANCE's container (the first by default), in one call of its
+# probe: its CurrConns (client side) and the requests it has received so far
+# (CumReq), from its runtime API, then the container's established
+# connections to the backends' ports (server side) and the connections
+# waiting in its frontends' accept queues (their LISTEN sockets' rx_queue:
+# accepted by the kernel, not yet by HAProxy), from its /proc/net/tcp: the
+# network namespace its processes share, so counted under its first process,
+# 0 under the others; "-" for a value that did not answer. The ports come from the topology.
 haproxy_sockets() {
-  local instance="${1:-$(first_instance)}" backends frontends backend tables="/proc/net/tcp /proc/net/tcp6"
-  grep -qx -- "${instance}" <(haproxy_containers) || tables=/dev/null
+  local instance="${1:-$(first_instance)}" backends frontends backend process apis=()
   # shellcheck disable=SC2046 # one port per word
   backends=$(hex_ports $(for backend in $(topology_names backend); do topology_value backend "${backend}" port; done | sort -u))
   # shellcheck disable=SC2046 # one port per word
   frontends=$(hex_ports $(frontend_ports "${instance}"))
+  for process in $(container_processes "${instance}"); do apis+=("${process}=$(topology_value instance "${process}" runtime_api)"); done
   # shellcheck disable=SC2016 # expanded by the probe's bash and awk
   probe_exec "${instance}" bash -c '
-    exec 3<>"/dev/tcp/${1%:*}/${1##*:}" && echo "show info" >&3 && info=$(cat <&3)
-    conns=$(sed -n "s/^CurrConns: //p" <<<"${info}") cumreq=$(sed -n "s/^CumReq: //p" <<<"${info}")
-    awk -v conns="${conns:--}" -v cumreq="${cumreq:--}" -v backends="^($2)\$" -v frontends="^($3)\$" "
-      function hex(h,  i, v) { for (i = 1; i <= length(h); i++) v = v * 16 + index(\"0123456789ABCDEF\", substr(h, i, 1)) - 1; return v }
-      { split(\$2, l, \":\"); split(\$3, r, \":\"); split(\$5, q, \":\") }
-      \$4 == \"01\" && r[2] ~ backends { n++ }
-      \$4 == \"0A\" && l[2] ~ frontends { queue += hex(q[2]) }
-      END { print conns, n + 0, queue + 0, cumreq }" $4' \
-    _ "$(topology_value instance "${instance}" runtime_api)" "${backends}" "${frontends}" "${tables}"
+    backends=$1 frontends=$2 first=1
+    shift 2
+    for api in "$@"; do
+      address=${api#*=} info=""
+      if exec 3<>"/dev/tcp/${address%:*}/${address##*:}" 2>/dev/null && echo "show info" >&3; then info=$(cat <&3); exec 3<&-; fi
+      conns=$(sed -n "s/^CurrConns: //p" <<<"${info}") cumreq=$(sed -n "s/^CumReq: //p" <<<"${info}")
+      tables=/dev/null
+      [[ ${first} -eq 0 ]] || tables="/proc/net/tcp /proc/net/tcp6"
+      awk -v name="${api%%=*}" -v conns="${conns:--}" -v cumreq="${cumreq:--}" -v backends="^(${backends})\$" -v frontends="^(${frontends})\$" "
+        function hex(h,  i, v) { for (i = 1; i <= length(h); i++) v = v * 16 + index(\"0123456789ABCDEF\", substr(h, i, 1)) - 1; return v }
+        { split(\$2, l, \":\"); split(\$3, r, \":\"); split(\$5, q, \":\") }
+        \$4 == \"01\" && r[2] ~ backends { n++ }
+        \$4 == \"0A\" && l[2] ~ frontends { queue += hex(q[2]) }
+        END { print name, conns, n + 0, queue + 0, cumreq }" ${tables}
+      first=0
+    done' _ "${backends}" "${frontends}" "${apis[@]}"
 }

@@ -118,7 +118,7 @@ switch_instance() {
 
 # instance_runs INSTANCE DESCRIPTION: INSTANCE runs the config whose
 # "description" is DESCRIPTION.
-instance_runs() { [[ "$(haproxy_info description "$1")" == "$2" ]]; }
+instance_runs() { [[ "$(haproxy_info description "$1" 2>/dev/null)" == "$2" ]]; }
 
 # apply_config FILE DESCRIPTION LISTENERS DIR SOMAXCONN: on every instance,
 # check FILE with haproxy -c in the running container, swap it in, switch to

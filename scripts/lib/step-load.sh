@@ -85,14 +85,21 @@ step_load_env() {
 }
 
 # sample DIR T: one line "t haproxy_conns backend_conns accept_queue cum_req
-# at_ms" per HAProxy instance (DIR/INSTANCE-samples.txt); prints the client connections
-# of them all ("-" if one did not answer), for the progress line.
+# at_ms" per HAProxy instance (DIR/INSTANCE-samples.txt), read one container
+# at a time (haproxy_sockets: all its processes in one call); prints the
+# client connections of them all ("-" if one did not answer), for the progress line.
 sample() {
-  local instance line total=0
-  for instance in $(haproxy_instances); do
-    line=$(haproxy_sockets "${instance}" 2>/dev/null) || line="- - - -"
-    echo "$2 ${line} $(now_ms)" >>"$1/${instance}-samples.txt"
-    if [[ "${total}" != - && "${line%% *}" =~ ^[0-9]+$ ]]; then total=$((total + ${line%% *})); else total=-; fi
+  local container instance line total=0 at
+  for container in $(haproxy_containers); do
+    declare -A lines=()
+    while read -r instance line; do lines[${instance}]="${line}"; done < <(haproxy_sockets "${container}" 2>/dev/null)
+    at=$(now_ms)
+    for instance in $(container_processes "${container}"); do
+      line="${lines[${instance}]:-- - - -}"
+      echo "$2 ${line} ${at}" >>"$1/${instance}-samples.txt"
+      if [[ "${total}" != - && "${line%% *}" =~ ^[0-9]+$ ]]; then total=$((total + ${line%% *})); else total=-; fi
+    done
+    unset lines
   done
   echo "${total}"
 }
@@ -117,6 +124,7 @@ start_load() {
   for instance in $(haproxy_containers); do netstat_of "${instance}" >"$1/${instance}-netstat-before.txt"; done
   mapfile -t profiles < <(load_profile_args "$1")
   container_stats "$1/memory-before.txt" "${profiles[@]}"
+  kernel_memory "$1/kernel-before.env"
   idle_cpu "$1"
   container_cpu "$1/cpu-before.txt" "${profiles[@]}"
   {
@@ -173,13 +181,14 @@ watch_load() {
 }
 
 # peak_snapshot DIR [--profile P ...]: every container's memory
-# (DIR/stats-peak.txt) and CPU allowance, the load tool's included
+# (DIR/stats-peak.txt), the kernel's own (DIR/kernel-peak.env), CPU allowance, the load tool's included
 # (DIR/cpu-allowance.txt), and each HAProxy instance's show info beside it.
 peak_snapshot() {
   local dir="$1" instance
   shift
   container_allowance "${dir}/cpu-allowance.txt" "$@"
   container_stats "${dir}/stats-peak.txt" "$@"
+  kernel_memory "${dir}/kernel-peak.env"
   for instance in $(haproxy_instances); do
     haproxy_cli "show info" "${instance}" >"${dir}/${instance}-info-peak.txt" 2>/dev/null || true
   done

@@ -5,7 +5,7 @@ import { mergeSummaries } from '../../../loadgen/holder/merge.mjs';
 import { readSummaries } from './files.mjs';
 
 // What read() measures, by the metrics.mjs names.
-export const MEASURES = ['requests', 'successful', 'failed', 'seconds', 'connections', 'client_held', 'bytes_holder'];
+export const MEASURES = ['requests', 'successful', 'failed', 'seconds', 'connections', 'client_held', 'bytes_holder', 'ramp_rate'];
 
 // read STEPDIR STEP → {measured (connections, not requests) | null, client
 // (the holders' own memory), merged (the merged summary), versions, files,
@@ -34,5 +34,17 @@ function measure(merged, step) {
     seconds: (merged.ended_at_ms - merged.started_at_ms) / 1000,
     connections: step.connections ?? merged.planned,
     client_held: merged.hold_window?.min_open ?? null,
+    ramp_rate: rampRate(merged),
   };
+}
+
+// rampRate MERGED: connections opened per second on the way up: 99% of the
+// planned ones ÷ the seconds from the first sample to the first that held
+// them (null when they never were).
+export function rampRate(merged) {
+  const samples = merged.samples ?? [];
+  const goal = 0.99 * merged.planned;
+  const reached = samples.find((x) => x.open >= goal);
+  if (!reached || samples.length === 0 || reached.t <= samples[0].t) return null;
+  return Math.round(reached.open / (reached.t - samples[0].t));
 }

@@ -114,6 +114,9 @@ function readHaproxySide(stepDir, topology) {
     // docker stats at mid-load (stats-peak.txt; cpu.txt before the cgroup reader).
     memBefore: parseMemory(file('memory-before.txt')),
     memPeak: parseMemory(file('stats-peak.txt') ?? file('cpu.txt')),
+    // The host kernel's own memory before the step and mid-hold (kernel-*.env).
+    kernelBefore: parseKernel(file('kernel-before.env')),
+    kernelPeak: parseKernel(file('kernel-peak.env')),
     notes: (file('notes.txt') ?? '').split('\n').filter(Boolean),
     step: readOutcome(stepDir),
   };
@@ -290,6 +293,12 @@ function connectionSamples(evidence, step) {
   };
 }
 
+// parseKernel TEXT: kernel_memory's NAME=value lines as numbers (null: no file).
+function parseKernel(text) {
+  if (text === null) return null;
+  return Object.fromEntries(Object.entries(parseEnv(text)).map(([k, v]) => [k, Number(v)]));
+}
+
 // Container → role, by compose's name (project-service-index): the
 // instances' services are HAProxy, the backends' the backend.
 const servicesOf = (topology, role) => (role === 'haproxy' ? topology.instances.map((i) => i.service) : topology.backends.map((b) => b.name));
@@ -333,5 +342,15 @@ function memoryPerConnection(evidence, held) {
     if (!held || !evidence.memPeak || !evidence.memBefore) return null;
     return (memoryOf(evidence.memPeak, evidence.topology, role) - memoryOf(evidence.memBefore, evidence.topology, role)) / held;
   };
-  return { bytes_haproxy: perConnection('haproxy'), bytes_backend: perConnection('backend') };
+  // The kernel's: its slab (socket, file, epoll objects) and TCP buffer pages
+  // grew by; and everything, as the host's MemAvailable fell (the
+  // containers' figures include some of the kernel's: their cgroups are
+  // charged for the socket objects their processes made).
+  const k0 = evidence.kernelBefore;
+  const k1 = evidence.kernelPeak;
+  const kernel = held && k0 && k1 && [k0, k1].every((k) => ['slab_bytes', 'tcp_mem', 'page_size'].every((n) => Number.isFinite(k[n])))
+    ? (k1.slab_bytes - k0.slab_bytes + (k1.tcp_mem - k0.tcp_mem) * k1.page_size) / held : null;
+  const host = held && Number.isFinite(k0?.memavailable_bytes) && Number.isFinite(k1?.memavailable_bytes)
+    ? (k0.memavailable_bytes - k1.memavailable_bytes) / held : null;
+  return { bytes_haproxy: perConnection('haproxy'), bytes_backend: perConnection('backend'), bytes_kernel: kernel, bytes_host: host };
 }

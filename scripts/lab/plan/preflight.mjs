@@ -197,11 +197,12 @@ export function refusal(p) {
 // process, timeouts longer than the hold, enough server-template slots), and
 // the services' settings (compose_env): limits.processes HAProxy processes,
 // and limits.haproxy_memory when the run raised the lab's HAProxy memory.
-export function sizeLevels(target, fractions, limits, holdSeconds, topology = TOPOLOGY) {
+// RAMP {seconds, perSecond}: the scenario's ramp-up, made longer for a level
+// that would open more than perSecond connections a second (RAMP_UP).
+export function sizeLevels(target, fractions, limits, holdSeconds, topology = TOPOLOGY, ramp = null) {
   const holder = perReplica(limits, 'holder');
   const backend = perReplica(limits, 'backend');
   const held = backendNamed(topology, HELD_BACKEND);
-  const timeout = `${Math.ceil(holdSeconds) + 60}s`;
   const containers = containersOf(topology);
   const processes = limits.processes ?? 1;
   const nofile = Math.min(...containers.map((i) => limits[`${i.name}_nofile`]));
@@ -209,6 +210,11 @@ export function sizeLevels(target, fractions, limits, holdSeconds, topology = TO
   const composeEnv = { HAPROXY_PROCESSES: String(processes), ...(limits.haproxy_memory ? { HAPROXY_MEMORY: limits.haproxy_memory } : {}) };
   return fractions.map((fraction) => {
     const connections = Math.max(1, Math.round(target * fraction));
+    // A level opens its connections at ramp.perSecond at most: a longer
+    // ramp-up than the scenario's when it has more of them.
+    const rampUp = ramp ? Math.max(ramp.seconds, Math.ceil(connections / ramp.perSecond)) : null;
+    const longer = rampUp !== null ? rampUp - ramp.seconds : 0;
+    const timeout = `${Math.ceil(holdSeconds + longer) + 60}s`;
     const replicas = Math.max(1, Math.ceil(connections / holder));
     const backends = Math.max(1, Math.ceil(connections / backend));
     // One process: its share and the margin. Several: each as many as its
@@ -219,7 +225,7 @@ export function sizeLevels(target, fractions, limits, holdSeconds, topology = TO
       connections,
       replicas,
       backends: { [held.name]: backends },
-      env: { CONNECTIONS: String(connections), HOLDER_REPLICAS: String(replicas) },
+      env: { CONNECTIONS: String(connections), HOLDER_REPLICAS: String(replicas), ...(longer > 0 ? { RAMP_UP: String(rampUp) } : {}) },
       compose_env: composeEnv,
       haproxy: {
         global: { maxconn },

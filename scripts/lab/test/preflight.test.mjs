@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   BYTES_PER_CONNECTION, HAPROXY_SPARE_FDS, MAXCONN_MARGIN, PROCESS_SPARE_FDS,
-  capsOf, formatPreflight, perReplica, portsPerPair, preflight, refusal, sizeLevels,
+  PROCESS_BASE_BYTES, PROCESS_SHARE, capsOf, formatPreflight, memoryFor, perReplica, portsPerPair, preflight, processesFor, refusal, sizeLevels,
 } from '../plan/preflight.mjs';
 import { TOPOLOGY } from '../core/topology.mjs';
 
@@ -28,7 +28,8 @@ test('HAProxy needs 2 fds per connection plus spares: nofile 20000 allows 9900',
   assert.equal(p.binding.limit, 'HAProxy open files (nofile)');
   assert.equal(p.fits, false);
   assert.equal(refusal(p), '500000 concurrent connections do not fit here: HAProxy open files (nofile) = 20000 allows at most 9900 '
-    + '(raise HAPROXY_NOFILE in .env; the Docker daemon\'s own nofile (LimitNOFILE) and fs.nr_open cap it); try --target 9900 or --target max');
+    + '(for 500000: --processes 54, or HAPROXY_NOFILE=1000200 in .env with the Docker daemon allowed as much (systemctl edit docker: '
+    + '[Service] LimitNOFILE=infinity, then systemctl restart docker)); try --target 9900 or --target max');
   assert.equal(preflight('max', here).target, 9900);
   assert.equal(preflight('max', here).fits, true);
   assert.equal(preflight(9901, here).fits, false);
@@ -38,7 +39,8 @@ test('conntrack binds next once nofile is raised: 2 entries per end-to-end conne
   const p = preflight(500000, tuned);
   assert.equal(p.binding.limit, 'conntrack table (nf_conntrack_max, 2 entries per connection)');
   assert.equal(p.largest, Math.floor((262144 - 1000) / 2));
-  assert.match(refusal(p), /sysctl -w net\.netfilter\.nf_conntrack_max=N/);
+  // The exact command: 2 entries per connection, what the table holds, a spare.
+  assert.match(refusal(p), /for 500000: sysctl -w net\.netfilter\.nf_conntrack_max=1005096 \(as root, on the Docker host\)/);
   // Bridged traffic not tracked: conntrack is no limit, HAProxy's 4M files bind.
   const untracked = preflight(500000, { ...tuned, bridge_tracked: false });
   assert.equal(untracked.binding.limit, 'HAProxy open files (nofile)');
@@ -104,4 +106,34 @@ test('readLimits: the runner\'s limits.env as numbers; a bad value is named', as
   assert.equal(limits.haproxy_memory_bytes, 2147483648);
   fs.writeFileSync(path.join(dir, 'bad.env'), `${lines.join('\n').replace('haproxy_nofile=20000', 'haproxy_nofile=')}\n`);
   assert.throws(() => readLimits(path.join(dir, 'bad.env')), /haproxy_nofile should be a whole number, found ""/);
+});
+
+test('N processes: each holds 95% of what its files allow (the kernel\'s hash spreads them unevenly), so 250,000 needs 27', () => {
+  const each = Math.floor(9900 * PROCESS_SHARE);
+  assert.equal(processesFor(9900, here), 1);
+  assert.equal(processesFor(9901, here), 2);
+  assert.equal(processesFor(250000, here), Math.ceil(250000 / each));
+  assert.equal(processesFor(250000, here), 27);
+  const big = { ...here, conntrack_max: 1048576, haproxy_memory_bytes: 8 * 1024 ** 3 };
+  const p = preflight(250000, { ...big, processes: 27 });
+  const files = p.caps.find((c) => c.limit.startsWith('HAProxy open files'));
+  assert.equal(files.limit, 'HAProxy open files (nofile) × 27 processes');
+  assert.equal(files.allows, 27 * each);
+  assert.equal(preflight(250000, { ...big, processes: 26 }).binding.limit, 'HAProxy open files (nofile) × 26 processes');
+});
+
+test('N processes: each level gives every process its whole maxconn, and the run\'s processes and memory', () => {
+  const limits = { ...here, processes: 3, haproxy_memory: '1024m' };
+  const [level] = sizeLevels(20000, [1], limits, 60);
+  assert.equal(level.haproxy.global.maxconn, String(9900 + MAXCONN_MARGIN), 'a process may get more than its third');
+  assert.deepEqual(level.compose_env, { HAPROXY_PROCESSES: '3', HAPROXY_MEMORY: '1024m' });
+  const [single] = sizeLevels(5000, [1], here, 60);
+  assert.equal(single.haproxy.global.maxconn, String(5000 + MAXCONN_MARGIN));
+  assert.deepEqual(single.compose_env, { HAPROXY_PROCESSES: '1' });
+});
+
+test('memoryFor: HAProxy\'s bytes per connection and each process\'s own, at 80%, in whole 256m', () => {
+  const bytes = (250000 * BYTES_PER_CONNECTION.haproxy + 27 * PROCESS_BASE_BYTES) / 0.8;
+  assert.equal(memoryFor(250000, here, 27), `${Math.ceil(bytes / 2 ** 28) * 256}m`);
+  assert.match(memoryFor(1, here, 1), /^256m$/);
 });

@@ -145,7 +145,7 @@ describe('a second instance in the table: the preflight follows', () => {
     assert.equal(preflight('max', limits).largest, 9900);
     const p = preflight('max', limits, two);
     assert.equal(p.largest, 2 * 9900);
-    assert.equal(p.binding.limit, 'HAProxy open files (nofile) × 2 instances');
+    assert.equal(p.binding.limit, 'HAProxy open files (nofile) × 2 processes');
     assert.equal(capsOf(limits, two).find((c) => c.limit.startsWith('HAProxy memory')).allows, 2 * Math.floor((2 * 1024 ** 3 * 0.8) / 12000));
   });
 
