@@ -116,6 +116,21 @@ switch_instance() {
   fi
 }
 
+# switch_container INSTANCE DESCRIPTION LISTENERS DIR SOMAXCONN: every
+# process of INSTANCE's container on its live config: the first as
+# switch_instance says (a restart there restarts them all, on the live
+# config), then each other one that does not run it yet by a reload of its own.
+switch_container() {
+  local process
+  switch_instance "$@" || return 1
+  for process in $(container_processes "$1"); do
+    [[ "${process}" != "$1" ]] || continue
+    instance_runs "${process}" "$2" && continue
+    reload_instance "${process}"
+    wait_for 30 "HAProxy ${process} to run '$2'" instance_runs "${process}" "$2" || return 1
+  done
+}
+
 # instance_runs INSTANCE DESCRIPTION: INSTANCE runs the config whose
 # "description" is DESCRIPTION.
 instance_runs() { [[ "$(haproxy_info description "$1" 2>/dev/null)" == "$2" ]]; }
@@ -138,8 +153,8 @@ apply_config() {
       mv -f /var/lib/haproxy/candidate.cfg "$1"' _ "${LIVE_CFG}" <"$1" \
       || die "HAProxy ${instance} rejected $1 (haproxy -c above); its running config is unchanged"
   done
-  for instance in $(haproxy_instances); do
-    switch_instance "${instance}" "$2" "$3" "$4" "$5" || die "HAProxy ${instance} did not take $1 as asked (above)"
+  for instance in $(haproxy_containers); do
+    switch_container "${instance}" "$2" "$3" "$4" "$5" || die "HAProxy ${instance} did not take $1 as asked (above)"
   done
   wait_for 60 "HAProxy to drain the previous step's connections" quiet || true
 }
@@ -147,18 +162,20 @@ apply_config() {
 # restore_baseline RUN_DIR SOMAXCONN: haproxy/haproxy.cfg again on every
 # instance, with its own listening sockets (RUN_DIR/configs/baseline.listeners).
 restore_baseline() {
-  local listeners="$1/configs/baseline.listeners" dir="$1/baseline-restored" instance
-  for instance in $(haproxy_instances); do
+  local listeners="$1/configs/baseline.listeners" dir="$1/baseline-restored" instance process
+  for instance in $(haproxy_containers); do
     if ! instance_exec "${instance}" ln -sfn "${BASELINE_CFG}" "${LIVE_CFG}"; then
       echo "${PROG}: could not link ${LIVE_CFG} back to haproxy/haproxy.cfg in HAProxy ${instance}'s container" >&2
       return 1
     fi
     if [[ ! -f "${listeners}" ]]; then
-      reload_instance "${instance}"
-      wait_for 30 "HAProxy ${instance} back on haproxy/haproxy.cfg" instance_runs "${instance}" baseline || return 1
+      for process in $(container_processes "${instance}"); do
+        reload_instance "${process}"
+        wait_for 30 "HAProxy ${process} back on haproxy/haproxy.cfg" instance_runs "${process}" baseline || return 1
+      done
       continue
     fi
-    mkdir -p "${dir}" && switch_instance "${instance}" baseline "${listeners}" "${dir}" "$2" || return 1
+    mkdir -p "${dir}" && switch_container "${instance}" baseline "${listeners}" "${dir}" "$2" || return 1
   done
 }
 

@@ -197,8 +197,9 @@ export function refusal(p) {
 // process, timeouts longer than the hold, enough server-template slots), and
 // the services' settings (compose_env): limits.processes HAProxy processes,
 // and limits.haproxy_memory when the run raised the lab's HAProxy memory.
-// RAMP {seconds, perSecond}: the scenario's ramp-up, made longer for a level
-// that would open more than perSecond connections a second (RAMP_UP).
+// RAMP {seconds, down, perSecond}: the scenario's ramp-up and ramp-down,
+// made longer for a level that would open or close more than perSecond
+// connections a second (RAMP_UP, RAMP_DOWN).
 export function sizeLevels(target, fractions, limits, holdSeconds, topology = TOPOLOGY, ramp = null) {
   const holder = perReplica(limits, 'holder');
   const backend = perReplica(limits, 'backend');
@@ -213,7 +214,10 @@ export function sizeLevels(target, fractions, limits, holdSeconds, topology = TO
     // A level opens its connections at ramp.perSecond at most: a longer
     // ramp-up than the scenario's when it has more of them.
     const rampUp = ramp ? Math.max(ramp.seconds, Math.ceil(connections / ramp.perSecond)) : null;
-    const longer = rampUp !== null ? rampUp - ramp.seconds : 0;
+    // And closes them as slowly: each close is an answer from the backend
+    // through HAProxy (250,000 of them in 15 s timed out on 2 cores).
+    const rampDown = ramp ? Math.max(ramp.down, Math.ceil(connections / ramp.perSecond)) : null;
+    const longer = ramp ? rampUp - ramp.seconds + rampDown - ramp.down : 0;
     const timeout = `${Math.ceil(holdSeconds + longer) + 60}s`;
     const replicas = Math.max(1, Math.ceil(connections / holder));
     const backends = Math.max(1, Math.ceil(connections / backend));
@@ -225,7 +229,11 @@ export function sizeLevels(target, fractions, limits, holdSeconds, topology = TO
       connections,
       replicas,
       backends: { [held.name]: backends },
-      env: { CONNECTIONS: String(connections), HOLDER_REPLICAS: String(replicas), ...(longer > 0 ? { RAMP_UP: String(rampUp) } : {}) },
+      env: {
+        CONNECTIONS: String(connections), HOLDER_REPLICAS: String(replicas),
+        ...(ramp && rampUp > ramp.seconds ? { RAMP_UP: String(rampUp) } : {}),
+        ...(ramp && rampDown > ramp.down ? { RAMP_DOWN: String(rampDown) } : {}),
+      },
       compose_env: composeEnv,
       haproxy: {
         global: { maxconn },
