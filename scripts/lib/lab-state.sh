@@ -30,12 +30,12 @@ save_lab_state() {
 
 # quiet: no HAProxy instance holds a client connection, for two polls in a
 # row (leftovers of the previous step, e.g. connections that waited in the
-# accept queue, are gone).
+# accept queue, are gone); each container's processes read in one call.
 quiet() {
-  local instance poll
+  local container poll
   for poll in 1 2; do
-    for instance in $(haproxy_instances); do
-      [[ "$(haproxy_info CurrConns "${instance}")" == 0 ]] || return 1
+    for container in $(haproxy_containers); do
+      haproxy_sockets "${container}" 2>/dev/null | awk '$2 != "0" { busy = 1 } END { exit busy || NR == 0 }' || return 1
     done
     [[ ${poll} -eq 2 ]] || sleep 1
   done

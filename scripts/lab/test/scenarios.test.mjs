@@ -106,6 +106,11 @@ test('--article and --target exist only where the scenario has them', () => {
   assert.equal(parseOptions(['--target=5000'], conn).target, 5000);
   assert.throws(() => parseOptions(['--target', 'lots'], conn), /--target needs a whole number of connections from 1 to 100000000, or "max" \(got "lots"\)/);
   assert.throws(() => parseOptions(['--target', '5'], ct), /unknown option "--target"/);
+  // HAProxy processes: connection scenarios only, 1 to 64 (haproxy/processes.sh).
+  assert.equal(parseOptions(['--processes', '3'], conn).processes, 3);
+  assert.throws(() => parseOptions(['--processes', '0'], conn), /--processes needs a whole number from 1 to 64 \(got "0"\)/);
+  assert.throws(() => parseOptions(['--processes', '65'], conn), /--processes needs a whole number from 1 to 64 \(got "65"\)/);
+  assert.throws(() => parseOptions(['--processes', '2'], ct), /unknown option "--processes"/);
 });
 
 test('connection levels: sized replicas and HAProxy settings, more holder replicas on request', () => {

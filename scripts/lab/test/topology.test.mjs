@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { TOPOLOGY, parseTopology } from '../core/topology.mjs';
+import { TOPOLOGY, containersOf, expandProcesses, frontendsOf, parseTopology } from '../core/topology.mjs';
 import { readRun } from '../evidence/run.mjs';
 import { buildReport } from '../report/report.mjs';
 import { toMarkdown } from '../report/format.mjs';
@@ -166,5 +166,30 @@ describe('a second instance in the table: the preflight follows', () => {
     assert.throws(() => readLimits(file, two), /haproxy-2_nofile should be a whole number, found ""/);
     fs.appendFileSync(file, 'haproxy-2_nofile=30000\nhaproxy-2_memory_bytes=5\n');
     assert.equal(readLimits(file, two)['haproxy-2_nofile'], 30000);
+  });
+});
+
+describe('HAProxy as N processes: the instance row written out per process', () => {
+  const text = fs.readFileSync(new URL('../../../topology.txt', import.meta.url), 'utf8');
+  const three = parseTopology(expandProcesses(text, { HAPROXY_PROCESSES: '3' }));
+
+  test('one instance per process, its runtime API and master CLI 100 ports on per process', () => {
+    assert.deepEqual(three.instances.map((i) => [i.name, i.process, i.container, i.runtime_api, i.master_cli]), [
+      ['haproxy', 1, 'haproxy', '127.0.0.1:9999', '127.0.0.1:9998'],
+      ['haproxy-p2', 2, 'haproxy', '127.0.0.1:10099', '127.0.0.1:10098'],
+      ['haproxy-p3', 3, 'haproxy', '127.0.0.1:10199', '127.0.0.1:10198'],
+    ]);
+    assert.deepEqual(containersOf(three).map((i) => i.name), ['haproxy'], 'the container is counted once');
+    assert.deepEqual(frontendsOf(three, 'haproxy-p3').map((f) => `${f.name}:${f.port}`), ['fe_main:8080', 'fe_tls:8443'], 'one config: every frontend on every process');
+  });
+
+  test('one process (or no count): the lab\'s own table; a bad count is refused', () => {
+    for (const counts of [{}, { HAPROXY_PROCESSES: '1' }]) {
+      const one = parseTopology(expandProcesses(text, counts));
+      assert.deepEqual(one.instances.map((i) => [i.name, i.runtime_api]), TOPOLOGY.instances.map((i) => [i.name, i.runtime_api]));
+    }
+    assert.throws(() => expandProcesses(text, { HAPROXY_PROCESSES: 'two' }), /HAPROXY_PROCESSES must be a whole number from 1, found "two"/);
+    // Written out once, a run folder's copy reads the same again.
+    assert.equal(expandProcesses(expandProcesses(text, { HAPROXY_PROCESSES: '3' }), { HAPROXY_PROCESSES: '5' }), expandProcesses(text, { HAPROXY_PROCESSES: '3' }));
   });
 });
