@@ -25,6 +25,15 @@ test_e2e_09c_connections_refuses_what_cannot_fit() {
     scripts/scenario.sh connections --target 100000000
   assert_eq "${before}" "$(find "${LAB_ROOT}/results" -mindepth 1 | wc -l)" "files under results/ after a refusal"
   assert_eq baseline "$(haproxy_info description)" "HAProxy config after a refusal"
+  # The wall nbproc moved: one process just past its open files is refused,
+  # naming the processes that would hold it (where open files bind first).
+  local nofile one
+  nofile=$(instance_exec haproxy sh -c 'ulimit -n')
+  one=$(((nofile - 100) / 2 - 50))
+  if ((nofile <= 100000)); then
+    assert_fails_with "^scenario: $((one + 100)) concurrent connections do not fit here: HAProxy open files \(nofile\) = ${nofile} allows at most ${one} \(for $((one + 100)): --processes 2, " \
+      scripts/scenario.sh connections --target $((one + 100)) --processes 1
+  fi
 }
 
 # HAProxy under a too small memory limit: OOM-killed, connections cut; then

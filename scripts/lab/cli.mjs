@@ -116,7 +116,10 @@ function connectionSizing(scenario, options, limitsFile) {
   const hold = LOAD_TOOLS[scenario.load.tool ?? DEFAULT_TOOL].lastSeconds(env);
   // The ramp the scenario allows a level (connections.ramp_per_second).
   const perSecond = scenario.connections.ramp_per_second;
-  const ramp = perSecond ? { perSecond, seconds: Number(env.RAMP_UP ?? 0), down: Number(env.RAMP_DOWN ?? 0) } : null;
+  const ramp = perSecond ? {
+    perSecond, downPerSecond: scenario.connections.ramp_down_per_second ?? perSecond,
+    seconds: Number(env.RAMP_UP ?? 0), down: Number(env.RAMP_DOWN ?? 0),
+  } : null;
   const sizes = p.fits ? sizeLevels(p.target, scenario.steps.map((t) => t.fraction), limits, hold, TOPOLOGY, ramp) : null;
   return { preflight: { ...p, limits }, sizes };
 }

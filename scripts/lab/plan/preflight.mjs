@@ -32,7 +32,13 @@ export const MEMORY_SHARE = 0.8;
 // as the container's cgroup counts it), measured by the connections scenario
 // on the lab machine (README, "Connections on one box"); the report prints
 // each run's own figures.
-export const BYTES_PER_CONNECTION = { haproxy: 12000, backend: 8200, holder: 4000 };
+export const BYTES_PER_CONNECTION = { haproxy: 12000, backend: 12000, holder: 4000 };
+// What the Docker host's memory falls by per connection beyond the
+// containers' own figures: the kernel's socket, conntrack and file objects
+// no container is charged for. Measured with 27 processes at 125,000 and
+// 250,000 connections (MemAvailable's fall: 31.2 and 29.7 KB per connection,
+// the containers' sum 26.3 and 24.9 KB): about 5 KB.
+export const KERNEL_BYTES_PER_CONNECTION = 5000;
 // The same over TLS (connections --tls: HAProxy holds an OpenSSL session per
 // client connection, the holder a Node TLS socket; the backends stay plain),
 // measured the same way (README, "TLS: cost per handshake, memory per
@@ -134,7 +140,7 @@ function haproxyCaps(limits, topology) {
 // the message a user would see when it runs out, and how to raise it.
 export function capsOf(limits, topology = TOPOLOGY) {
   const ports = portsPerPair(limits);
-  const total = bytesPer(limits, 'haproxy') + bytesPer(limits, 'backend') + bytesPer(limits, 'holder');
+  const total = bytesPer(limits, 'haproxy') + bytesPer(limits, 'backend') + bytesPer(limits, 'holder') + KERNEL_BYTES_PER_CONNECTION;
   const replicas = topology.limits.replicas;
   const [openFiles, nrOpen, memory] = haproxyCaps(limits, topology);
   return [
@@ -162,7 +168,7 @@ export function capsOf(limits, topology = TOPOLOGY) {
       command: (target) => `sysctl -w net.netfilter.nf_conntrack_max=${2 * target + (limits.conntrack_count ?? 0) + CONNTRACK_SPARE} (as root, on the Docker host)`,
     },
     {
-      limit: `free memory (${Math.round(total / 1000)} KB per connection, all sides)`,
+      limit: `free memory (${Math.round(total / 1000)} KB per connection, all sides and the kernel)`,
       value: limits.mem_available_bytes,
       allows: floor((limits.mem_available_bytes * MEMORY_SHARE) / total),
       symptom: 'the kernel OOM killer ends the biggest process (dmesg: "Out of memory: Killed process")',
@@ -197,9 +203,9 @@ export function refusal(p) {
 // process, timeouts longer than the hold, enough server-template slots), and
 // the services' settings (compose_env): limits.processes HAProxy processes,
 // and limits.haproxy_memory when the run raised the lab's HAProxy memory.
-// RAMP {seconds, down, perSecond}: the scenario's ramp-up and ramp-down,
-// made longer for a level that would open or close more than perSecond
-// connections a second (RAMP_UP, RAMP_DOWN).
+// RAMP {seconds, down, perSecond, downPerSecond}: the scenario's ramp-up and
+// ramp-down, made longer for a level that would open more than perSecond
+// connections a second (RAMP_UP), or close more than downPerSecond (RAMP_DOWN).
 export function sizeLevels(target, fractions, limits, holdSeconds, topology = TOPOLOGY, ramp = null) {
   const holder = perReplica(limits, 'holder');
   const backend = perReplica(limits, 'backend');
@@ -214,9 +220,10 @@ export function sizeLevels(target, fractions, limits, holdSeconds, topology = TO
     // A level opens its connections at ramp.perSecond at most: a longer
     // ramp-up than the scenario's when it has more of them.
     const rampUp = ramp ? Math.max(ramp.seconds, Math.ceil(connections / ramp.perSecond)) : null;
-    // And closes them as slowly: each close is an answer from the backend
-    // through HAProxy (250,000 of them in 15 s timed out on 2 cores).
-    const rampDown = ramp ? Math.max(ramp.down, Math.ceil(connections / ramp.perSecond)) : null;
+    // And closes them at ramp.downPerSecond: each close is an answer from
+    // the backend through HAProxy (250,000 of them in 15 s timed out on 2
+    // cores; at 2,000/s the answers came at ~1,800/s and fell behind).
+    const rampDown = ramp ? Math.max(ramp.down, Math.ceil(connections / (ramp.downPerSecond ?? ramp.perSecond))) : null;
     const longer = ramp ? rampUp - ramp.seconds + rampDown - ramp.down : 0;
     const timeout = `${Math.ceil(holdSeconds + longer) + 60}s`;
     const replicas = Math.max(1, Math.ceil(connections / holder));

@@ -39,7 +39,7 @@ export const STEP_VARIANT_KEYS = ['env', 'compose_env'];
 export const SOURCE_KEYS = ['title', 'author', 'year', 'seed', 'client'];
 export const X_KEYS = ['name', 'label'];
 export const CHART_KEYS = ['y', 'y_label', 'y2', 'y2_label', 'y2_title'];
-export const CONNECTIONS_KEYS = ['default', 'quick', 'ramp_per_second'];
+export const CONNECTIONS_KEYS = ['default', 'quick', 'ramp_per_second', 'ramp_down_per_second'];
 export const COMPARISON_KEYS = ['a', 'b', 'metric', 'article'];
 export const LITTLES_LAW_KEYS = ['service_seconds', 'clients'];
 // readings: each kind of readings.mjs (READINGS) → its keys besides "kind".
@@ -295,6 +295,7 @@ function checkReferences(file, s, ids) {
     file, '"connections" needs {"default": N} and a "fraction" (0..1] on every step');
   checkCount(s.connections?.quick, [1, 100000000], file, 'connections quick');
   checkCount(s.connections?.ramp_per_second, [1, 1000000], file, 'connections ramp_per_second');
+  checkCount(s.connections?.ramp_down_per_second, [1, 1000000], file, 'connections ramp_down_per_second');
   check(s.ratio_to === undefined || ids.has(s.ratio_to), file, `ratio_to "${s.ratio_to}" names no step`);
 }
 

@@ -156,7 +156,11 @@ function memoryReading(_, rows) {
     const m = r.measured;
     const kb = (v) => (v === null || v === undefined ? '-' : `${(v / 1000).toFixed(1)} KB`);
     const oom = m.oom_killed ? `; HAProxy was OOM-killed (its connections peaked at ${formatValue('haproxy_conns_peak', m.haproxy_conns_peak)}, then dropped to 0)` : '';
-    return `${r.label}: ${formatValue('client_held', m.client_held)} held, bytes per connection HAProxy ${kb(m.bytes_haproxy)}, backend ${kb(m.bytes_backend)}, client ${kb(m.bytes_holder)}${oom}`;
+    // The host's view, when the run read it: the kernel's slab and buffers,
+    // and everything as MemAvailable fell (the containers' figures hold part
+    // of the kernel's: their cgroups are charged for their sockets).
+    const host = Number.isFinite(m.bytes_host) ? `; on the host: kernel ${kb(m.bytes_kernel)}, all together ${kb(m.bytes_host)}` : '';
+    return `${r.label}: ${formatValue('client_held', m.client_held)} held, bytes per connection HAProxy ${kb(m.bytes_haproxy)}, backend ${kb(m.bytes_backend)}, client ${kb(m.bytes_holder)}${host}${oom}`;
   });
   // connections --tls: each level's TLS twin (id-tls) beside the plain step.
   const byId = new Map(rows.map((r) => [r.id, r]));

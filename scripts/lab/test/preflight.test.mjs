@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  BYTES_PER_CONNECTION, HAPROXY_SPARE_FDS, MAXCONN_MARGIN, PROCESS_SPARE_FDS,
+  BYTES_PER_CONNECTION, HAPROXY_SPARE_FDS, KERNEL_BYTES_PER_CONNECTION, MAXCONN_MARGIN, PROCESS_SPARE_FDS,
   PROCESS_BASE_BYTES, PROCESS_SHARE, capsOf, formatPreflight, memoryFor, perReplica, portsPerPair, preflight, processesFor, refusal, sizeLevels,
 } from '../plan/preflight.mjs';
 import { TOPOLOGY } from '../core/topology.mjs';
@@ -48,7 +48,7 @@ test('conntrack binds next once nofile is raised: 2 entries per end-to-end conne
   assert.equal(untracked.fits, true);
   // Little memory: memory binds, at 80% of it over every side's bytes per connection.
   const small = preflight(500000, { ...tuned, bridge_tracked: false, mem_available_bytes: 4e9 });
-  const total = BYTES_PER_CONNECTION.haproxy + BYTES_PER_CONNECTION.backend + BYTES_PER_CONNECTION.holder;
+  const total = BYTES_PER_CONNECTION.haproxy + BYTES_PER_CONNECTION.backend + BYTES_PER_CONNECTION.holder + KERNEL_BYTES_PER_CONNECTION;
   assert.equal(small.binding.limit.startsWith('free memory'), true);
   assert.equal(small.largest, Math.floor((4e9 * 0.8) / total));
 });
@@ -136,4 +136,16 @@ test('memoryFor: HAProxy\'s bytes per connection and each process\'s own, at 80%
   const bytes = (250000 * BYTES_PER_CONNECTION.haproxy + 27 * PROCESS_BASE_BYTES) / 0.8;
   assert.equal(memoryFor(250000, here, 27), `${Math.ceil(bytes / 2 ** 28) * 256}m`);
   assert.match(memoryFor(1, here, 1), /^256m$/);
+});
+
+test('a big level opens at ramp_per_second and closes at ramp_down_per_second; timeouts outlast both', () => {
+  const ramp = { perSecond: 2000, downPerSecond: 1000, seconds: 30, down: 15 };
+  const [small, big] = sizeLevels(250000, [0.1, 1], { ...here, processes: 27 }, 120, TOPOLOGY, ramp);
+  assert.equal(small.env.RAMP_UP, undefined, '25,000 open within the scenario\'s 30 s at 2,000/s');
+  assert.equal(small.env.RAMP_DOWN, '25', '25,000 close in 25 s at 1,000/s');
+  assert.equal(big.env.RAMP_UP, '125');
+  assert.equal(big.env.RAMP_DOWN, '250');
+  assert.equal(big.haproxy.defaults['timeout client'], `${120 + (125 - 30) + (250 - 15) + 60}s`);
+  const [plain] = sizeLevels(250000, [1], { ...here, processes: 27 }, 120);
+  assert.equal(plain.env.RAMP_UP, undefined, 'no ramp given: the scenario\'s own');
 });
