@@ -173,14 +173,13 @@ describe('HAProxy as N processes: the instance row written out per process', () 
   const text = fs.readFileSync(new URL('../../../topology.txt', import.meta.url), 'utf8');
   const three = parseTopology(expandProcesses(text, { HAPROXY_PROCESSES: '3' }));
 
-  test('one instance per process, its runtime API and master CLI 100 ports on per process', () => {
-    assert.deepEqual(three.instances.map((i) => [i.name, i.process, i.container, i.runtime_api, i.master_cli]), [
-      ['haproxy', 1, 'haproxy', '127.0.0.1:9999', '127.0.0.1:9998'],
-      ['haproxy-p2', 2, 'haproxy', '127.0.0.1:10099', '127.0.0.1:10098'],
-      ['haproxy-p3', 3, 'haproxy', '127.0.0.1:10199', '127.0.0.1:10198'],
-    ]);
+  test('one instance per process, its runtime API and master CLI port_step ports on per process', () => {
+    const [row] = TOPOLOGY.instances;
+    const port = (address, k) => `127.0.0.1:${Number(address.split(':')[1]) + row.port_step * (k - 1)}`;
+    assert.deepEqual(three.instances.map((i) => [i.name, i.process, i.container, i.runtime_api, i.master_cli]),
+      [['haproxy', 1], ['haproxy-p2', 2], ['haproxy-p3', 3]].map(([name, k]) => [name, k, 'haproxy', port(row.runtime_api, k), port(row.master_cli, k)]));
     assert.deepEqual(containersOf(three).map((i) => i.name), ['haproxy'], 'the container is counted once');
-    assert.deepEqual(frontendsOf(three, 'haproxy-p3').map((f) => `${f.name}:${f.port}`), ['fe_main:8080', 'fe_tls:8443'], 'one config: every frontend on every process');
+    assert.deepEqual(frontendsOf(three, 'haproxy-p3').map((f) => f.name), frontendsOf(TOPOLOGY, 'haproxy').map((f) => f.name), 'one config: every frontend on every process');
   });
 
   test('one process (or no count): the lab\'s own table; a bad count is refused', () => {
