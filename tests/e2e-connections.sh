@@ -62,7 +62,8 @@ test_e2e_09e_connections_quick_two_processes() {
 }
 
 # A hitless reload (USR2 to the container, as README says) reaches every
-# process; the runner's own reload of one process reaches that one alone.
+# process; the runner's own reload of one process (its master CLI's
+# "reload", as lab-state.sh reload_instance) reaches that one alone.
 test_e2e_09f_reload_reaches_every_process() {
   local before after
   e2e_up
@@ -71,7 +72,7 @@ test_e2e_09f_reload_reaches_every_process() {
   compose kill -s USR2 haproxy >/dev/null 2>&1
   sleep 3
   after=$(for i in $(HAPROXY_PROCESSES=3 haproxy_instances); do HAPROXY_PROCESSES=3 haproxy_reloads "${i}" | cut -d' ' -f1; done | paste -sd' ' -)
-  HAPROXY_PROCESSES=3 reload_instance haproxy-p2
+  HAPROXY_PROCESSES=3 haproxy_master_cli reload haproxy-p2 >/dev/null
   sleep 3
   local single
   single=$(for i in $(HAPROXY_PROCESSES=3 haproxy_instances); do HAPROXY_PROCESSES=3 haproxy_reloads "${i}" | cut -d' ' -f1; done | paste -sd' ' -)
