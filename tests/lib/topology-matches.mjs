@@ -7,6 +7,8 @@
 //   docker compose config --format json | node tests/lib/topology-matches.mjs
 import { readFileSync } from 'node:fs';
 import { TOPOLOGY } from '../../scripts/lab/core/topology.mjs';
+// HAProxy's environment variables read as the config's defaults (process 1's).
+import { withDefaults } from '../../scripts/lab/plan/listeners.mjs';
 
 // sections CONFIG → {"frontend fe_main": [lines...], ...}, comments dropped.
 export function sections(text) {
@@ -28,8 +30,6 @@ export function mismatches(topology, cfg, compose, prometheus, launcher) {
   const haproxy = sections(cfg);
   const services = compose.services ?? {};
   const flat = (value) => (Array.isArray(value) ? value.join(' ') : String(value ?? ''));
-  // HAProxy's environment variables read as the config's defaults (process 1's).
-  const withDefaults = (line) => line.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*-([^}]*)\}/g, '$1').replace(/"/g, '');
   for (const i of topology.instances) {
     const global = (haproxy.global ?? []).map((w) => withDefaults(w.join(' ')));
     if (!global.some((l) => l.startsWith(`stats socket ipv4@${i.runtime_api} `))) {

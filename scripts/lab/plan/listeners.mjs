@@ -19,7 +19,7 @@ function option(list, keyword) {
 
 // An address with HAProxy's environment variables as the config's defaults
 // (':"${LAB_STATS_PORT-8404}"' → ":8404": process 1's, haproxy/processes.sh).
-const withDefaults = (address) => address.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*-([^}]*)\}/g, '$1').replace(/"/g, '');
+export const withDefaults = (address) => address.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*-([^}]*)\}/g, '$1').replace(/"/g, '');
 
 // TCP port of a bind address (":80", "0.0.0.0:80", "ipv4@127.0.0.1:9000",
 // "[::]:80"); null for unix sockets and other families.

@@ -71,6 +71,10 @@ export function perReplica(limits, role) {
 // sockets each, and the margin maxconn keeps for checks and scrapes).
 export const haproxyAllows = (nofile) => floor((nofile - HAPROXY_SPARE_FDS) / 2 - MAXCONN_MARGIN);
 
+// nofileFor TARGET PROCESSES: the open files each of PROCESSES processes
+// needs to hold its share of TARGET (haproxyAllows turned around).
+const nofileFor = (target, processes) => 2 * (Math.ceil(target / Math.max(1, processes)) + MAXCONN_MARGIN) + HAPROXY_SPARE_FDS;
+
 // With several processes on one port the kernel spreads new connections by a
 // hash (SO_REUSEPORT), not evenly: a process is planned to this share of what
 // its open files allow, so the busiest one still has room.
@@ -116,7 +120,7 @@ function haproxyCaps(limits, topology) {
       allows: sum((i) => perContainer(i.n, i.nofile)),
       symptom: 'HAProxy refuses the config: "Cannot raise FD limit to 2 × maxconn + N, limit is <nofile>"',
       raise: 'more processes (--processes N, HAPROXY_PROCESSES), or raise HAPROXY_NOFILE in .env; the Docker daemon\'s own nofile (LimitNOFILE) and fs.nr_open cap it',
-      command: (target) => `--processes ${processesFor(target, limits, topology)}, or HAPROXY_NOFILE=${2 * Math.ceil(target / Math.max(1, processes)) + HAPROXY_SPARE_FDS + 2 * MAXCONN_MARGIN} in .env `
+      command: (target) => `--processes ${processesFor(target, limits, topology)}, or HAPROXY_NOFILE=${nofileFor(target, processes)} in .env `
         + 'with the Docker daemon allowed as much (systemctl edit docker: [Service] LimitNOFILE=infinity, then systemctl restart docker)',
     },
     {
@@ -124,7 +128,7 @@ function haproxyCaps(limits, topology) {
       allows: sum((i) => perContainer(i.n, limits.nr_open)),
       symptom: 'the container does not start: "ulimit: operation not permitted"',
       raise: 'sysctl -w fs.nr_open=N on the Docker host',
-      command: (target) => `sysctl -w fs.nr_open=${2 * Math.ceil(target / Math.max(1, processes)) + HAPROXY_SPARE_FDS + 2 * MAXCONN_MARGIN} (as root, on the Docker host)`,
+      command: (target) => `sysctl -w fs.nr_open=${nofileFor(target, processes)} (as root, on the Docker host)`,
     },
     {
       limit: `HAProxy memory limit (HAPROXY_MEMORY)${several}`, value: least('memory_bytes'),
