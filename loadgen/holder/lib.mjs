@@ -10,8 +10,12 @@ import { promises as dnsPromises } from 'node:dns';
 
 const MAX_SECONDS = 86400;
 export const MAX_CONNECTIONS = 10_000_000;
-// Connect-time histogram: upper bounds in ms, non-cumulative counts.
+// Connect-time histogram: upper bounds in ms, non-cumulative counts. The
+// same bounds count how late each answer came after its planned end
+// (late_ms): a timeout is an answer later than GRACE, and these show whether
+// the ones in time crept towards it.
 export const LATENCY_BOUNDS = [...Array.from({ length: 17 }, (_, i) => 2 ** i), '+Inf'];
+const bucketOf = (ms) => (ms <= 1 ? 0 : Math.min(LATENCY_BOUNDS.length - 1, Math.ceil(Math.log2(ms))));
 
 const bad = (name, what, raw) => new RangeError(`${name} must be ${what} (got ${JSON.stringify(String(raw))})`);
 
@@ -221,6 +225,7 @@ function runState(cfg, address, { signal, log, warn }) {
     conns: [], // conns[k] until connection k finishes
     failures: {},
     latency: LATENCY_BOUNDS.map(() => 0),
+    late: LATENCY_BOUNDS.map(() => 0),
     samples: [],
     memory: { rss_start: mem0.rss, rss_peak: mem0.rss, rss_at_peak_open: mem0.rss, heap_used_at_peak_open: mem0.heapUsed },
     t0: performance.now(), startedAt: Date.now(),
@@ -252,8 +257,10 @@ function finish(run, c, reason) { // reason null = ok
   run.conns[c.k] = undefined;
   run.finished++;
   if (c.connected) run.open--;
-  if (reason === null) run.ok++;
-  else fail(run, reason);
+  if (reason === null) {
+    run.ok++;
+    run.late[bucketOf(performance.now() - run.t0 - plannedEnd(run, c.k))]++;
+  } else fail(run, reason);
   if (c.socket) c.socket[CONN] = null;
   c.socket?.destroy(); // we close once the response is complete
   c.socket = null;
@@ -269,7 +276,7 @@ function socketListeners(run) {
     c.connected = true;
     run.connected++;
     run.open++;
-    run.latency[took <= 1 ? 0 : Math.min(LATENCY_BOUNDS.length - 1, Math.ceil(Math.log2(took)))]++;
+    run.latency[bucketOf(took)]++;
     this.setNoDelay(true);
     const ms = Math.max(0, Math.round(plannedEnd(run, c.k) - now)); // the backend answers at the planned end
     this.write(`GET ${cfg.path}${cfg.path.includes('?') ? '&' : '?'}ms=${ms} HTTP/1.1\r\nHost: ${cfg.hostHeader}\r\n\r\n`);
@@ -376,7 +383,7 @@ function summaryOf(run) {
     opened: run.opened, connected: run.connected, ok: run.ok, failed: run.failed, failures: run.failures,
     interrupted: run.interrupted, peak_open: peakOpen,
     hold_window: holdWindow(run.samples, cfg.rampUp + 1, cfg.rampUp + cfg.hold - 1),
-    latency_ms: { bounds: LATENCY_BOUNDS, counts: run.latency }, bytes_received: run.bytes, memory,
+    latency_ms: { bounds: LATENCY_BOUNDS, counts: run.latency }, late_ms: { bounds: LATENCY_BOUNDS, counts: run.late }, bytes_received: run.bytes, memory,
     bytes_per_connection: peakOpen > 0 ? Math.round((memory.rss_at_peak_open - memory.rss_start) / peakOpen) : null,
     nofile: run.nofile, samples: run.samples,
   };

@@ -58,9 +58,11 @@ export function mergeSummaries(list) {
       Math.min(...inputs.map((s) => offset(s) + s.ramp_up + s.hold - 1)))
     : null;
 
-  const counts = new Array(LATENCY_BOUNDS.length).fill(0);
-  for (const s of inputs) s.latency_ms?.counts?.forEach((c, i) => (counts[i] += c));
-  out.latency_ms = { bounds: LATENCY_BOUNDS, counts };
+  for (const key of ['latency_ms', 'late_ms']) {
+    const counts = new Array(LATENCY_BOUNDS.length).fill(0);
+    for (const s of inputs) s[key]?.counts?.forEach((c, i) => (counts[i] += c));
+    out[key] = { bounds: LATENCY_BOUNDS, counts };
+  }
   out.memory = {};
   for (const k of MEMORY) out.memory[k] = inputs.reduce((sum, s) => sum + (s.memory?.[k] ?? 0), 0);
   const peaks = inputs.reduce((sum, s) => sum + (s.peak_open ?? 0), 0);

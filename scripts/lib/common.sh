@@ -651,6 +651,10 @@ container_allowance() {
   } >"${file}"
 }
 
+# The most sockets in a container's table (in use and TIME_WAIT) for which
+# haproxy_sockets reads all of it.
+readonly KERNEL_TABLE_UP_TO=20000
+
 # hex_ports PORT...: "0050|01BB" (80, 443): ports as /proc/net/tcp writes them.
 hex_ports() { printf '%04X\n' "$@" | paste -sd'|' -; }
 
@@ -659,39 +663,71 @@ container_processes() {
   topology_rows instance | awk -v c="$1" '{ own = $1; for (i = 2; i <= NF; i++) if ($i ~ /^container=/) own = substr($i, 11) } own == c { print $1 }'
 }
 
-# haproxy_sockets [INSTANCE [KERNEL]]: "NAME CLIENT SERVER QUEUE CUMREQ" for each process
+# haproxy_sockets [INSTANCE [HOST]]: "NAME CLIENT SERVER QUEUE CUMREQ" for each process
 # NAME of INSTANCE's container (the first by default), in one call of its
 # probe: its CurrConns (client side) and the requests it has received so far
-# (CumReq), from its runtime API, then the container's established
-# connections to the backends' ports (server side) and the connections
-# waiting in its frontends' accept queues (their LISTEN sockets' rx_queue:
-# accepted by the kernel, not yet by HAProxy), from its /proc/net/tcp: the
-# network namespace its processes share, so counted under its first process,
-# 0 under the others; "-" for a value that did not answer, and for the
-# kernel's two with KERNEL 0 (no scan). The ports come from the topology.
+# (CumReq), from its runtime API; the connections waiting in its frontends'
+# accept queues (their LISTEN sockets' rx_queue: accepted by the kernel, not
+# yet by HAProxy) from the container's /proc/net/tcp, under its first
+# process (the network namespace its processes share), 0 under the others.
+# Server side, while the container's socket table (/proc/net/sockstat: in
+# use and TIME_WAIT) has at most KERNEL_TABLE_UP_TO sockets: its established
+# connections to the backends' ports, under the first process. Past that,
+# each process's own sessions on the backends (its "show stat" scur), and
+# only the table's LISTEN lines, which come first: a walk of the whole table
+# after a 125,000 level (its TIME_WAIT sockets) and through the next one's
+# ramp-up lasted 150 s, and one begun on an empty table 66 s, as the ramp
+# grew it: a walk stops after KERNEL_TABLE_UP_TO lines. "-" for a value that
+# did not answer. The ports and backends come from the topology. HOST 1: a
+# first line "/proc/stat NS", the CPU time the whole machine (Docker's, the
+# VM on Docker Desktop) has spent busy, in ns (USER_HZ 100: Linux's on every
+# architecture Docker runs on), which no container's cgroup shows.
 haproxy_sockets() {
-  local instance="${1:-$(first_instance)}" kernel="${2:-1}" backends frontends backend process apis=()
+  local instance="${1:-$(first_instance)}" host="${2:-0}" backends frontends proxies backend process apis=()
   # shellcheck disable=SC2046 # one port per word
   backends=$(hex_ports $(for backend in $(topology_names backend); do topology_value backend "${backend}" port; done | sort -u))
+  proxies=$(for backend in $(topology_names backend); do topology_value backend "${backend}" proxy; done | paste -sd'|' -)
   # shellcheck disable=SC2046 # one port per word
   frontends=$(hex_ports $(frontend_ports "${instance}"))
   for process in $(container_processes "${instance}"); do apis+=("${process}=$(topology_value instance "${process}" runtime_api)"); done
   # shellcheck disable=SC2016 # expanded by the probe's bash and awk
+  # Each process's figures are read by bash alone: forking sed and awk for
+  # each of 27 processes every second cost the machine a good part of a core.
   probe_exec "${instance}" bash -c '
-    backends=$1 frontends=$2 first=$3
-    shift 3
+    backends=$1 frontends=$2 proxies=$3 most=$4 host=$5 first=1
+    shift 5
+    if ((host == 1)); then
+      read -r _ user nice system _ _ irq softirq steal _ </proc/stat
+      echo "/proc/stat $(((user + nice + system + irq + softirq + steal) * 10000000))"
+    fi
+    full=$(awk -v most="${most}" "/^TCP:/ { print \$3 + \$7 <= most }" /proc/net/sockstat)
     for api in "$@"; do
-      address=${api#*=} info=""
-      if exec 3<>"/dev/tcp/${address%:*}/${address##*:}" 2>/dev/null && echo "show info" >&3; then info=$(cat <&3); exec 3<&-; fi
-      conns=$(sed -n "s/^CurrConns: //p" <<<"${info}") cumreq=$(sed -n "s/^CumReq: //p" <<<"${info}")
-      tables=/dev/null
-      [[ ${first} -ne 1 ]] || tables="/proc/net/tcp /proc/net/tcp6"
-      awk -v name="${api%%=*}" -v conns="${conns:--}" -v cumreq="${cumreq:--}" -v skip="$([[ ${first} -eq 2 ]] && echo 1)" -v backends="^(${backends})\$" -v frontends="^(${frontends})\$" "
+      address=${api#*=} conns=- cumreq=- served=- sum=0
+      if exec 3<>"/dev/tcp/${address%:*}/${address##*:}" 2>/dev/null && echo "show info; show stat -1 2 -1" >&3; then
+        while IFS= read -r line; do
+          case ${line} in
+            "CurrConns: "*) conns=${line#CurrConns: } ;;
+            "CumReq: "*) cumreq=${line#CumReq: } ;;
+            *,BACKEND,*)
+              IFS=, read -r proxy _ _ _ scur _ <<<"${line}"
+              [[ ! ${proxy} =~ ^(${proxies})$ ]] || { sum=$((sum + scur)); served=${sum}; } ;;
+          esac
+        done <&3
+        exec 3<&-
+      fi
+      if ((first == 0)); then
+        echo "${api%%=*} ${conns} $([[ ${full} == 1 ]] && echo 0 || echo "${served}") 0 ${cumreq}"
+        continue
+      fi
+      first=0
+      awk -v name="${api%%=*}" -v conns="${conns}" -v cumreq="${cumreq}" -v full="${full}" -v most="${most}" -v served="${served}" -v backends="^(${backends})\$" -v frontends="^(${frontends})\$" "
         function hex(h,  i, v) { for (i = 1; i <= length(h); i++) v = v * 16 + index(\"0123456789ABCDEF\", substr(h, i, 1)) - 1; return v }
+        FNR == 1 { next }
+        !full && \$4 != \"0A\" { nextfile }
+        full && ++lines > most { full = 0; fell = 1; exit }
         { split(\$2, l, \":\"); split(\$3, r, \":\"); split(\$5, q, \":\") }
         \$4 == \"01\" && r[2] ~ backends { n++ }
         \$4 == \"0A\" && l[2] ~ frontends { queue += hex(q[2]) }
-        END { if (skip) print name, conns, \"-\", \"-\", cumreq; else print name, conns, n + 0, queue + 0, cumreq }" ${tables}
-      first=0
-    done' _ "${backends}" "${frontends}" "$((kernel == 1 ? 1 : 2))" "${apis[@]}"
+        END { print name, conns, full ? n + 0 : served, queue + 0, cumreq; if (fell) exit 3 }" /proc/net/tcp /proc/net/tcp6 || full=0
+    done' _ "${backends}" "${frontends}" "${proxies}" "${KERNEL_TABLE_UP_TO}" "${host}" "${apis[@]}"
 }

@@ -8,10 +8,6 @@
 # shellcheck source=scripts/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-# HAProxy's sockets to the backends up to which the kernel's table is read
-# every second (sample).
-readonly KERNEL_SCAN_EVERY_SECOND=20000
-
 # 0 once Grafana did not answer: no more annotations this run.
 grafana_ok=1
 
@@ -92,19 +88,17 @@ step_load_env() {
 # at_ms" per HAProxy instance (DIR/INSTANCE-samples.txt), read one container
 # at a time (haproxy_sockets: all its processes in one call); prints the
 # client connections of them all ("-" if one did not answer), for the progress line.
+# With the first container's, the machine's busy CPU time (DIR/host-cpu.txt,
+# as container_cpu writes): what no container's cgroup counts (the kernel's
+# network work, the Docker daemon, this runner).
 sample() {
-  local container instance line total=0 at kernel last
+  local container instance line total=0 at host=1
   for container in $(haproxy_containers); do
-    # The kernel's sockets every second, but every 10th only once they are
-    # more than KERNEL_SCAN_EVERY_SECOND: its /proc/net/tcp grows with them
-    # (a 250,000-connection hold: 500,000 lines, a second of kernel time a
-    # read), and scanning it each second slowed the hold's own answers.
-    kernel=1
-    last=$(awk '$3 ~ /^[0-9]+$/ { n = $3 } END { print n + 0 }' "$1/${container}-samples.txt" 2>/dev/null || echo 0)
-    ((last <= KERNEL_SCAN_EVERY_SECOND || $2 % 10 == 0)) || kernel=0
     declare -A lines=()
-    while read -r instance line; do lines[${instance}]="${line}"; done < <(haproxy_sockets "${container}" "${kernel}" 2>/dev/null)
+    while read -r instance line; do lines[${instance}]="${line}"; done < <(haproxy_sockets "${container}" "${host}" 2>/dev/null)
     at=$(now_ms)
+    [[ -z "${lines[/proc/stat]:-}" ]] || echo "${at} host ${lines[/proc/stat]} ns" >>"$1/host-cpu.txt"
+    host=0
     for instance in $(container_processes "${container}"); do
       line="${lines[${instance}]:-- - - -}"
       echo "$2 ${line} ${at}" >>"$1/${instance}-samples.txt"

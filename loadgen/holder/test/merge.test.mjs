@@ -23,7 +23,7 @@ function summary(index, { start = T0, open, ok = 0, failures = {}, rampUp = 2, h
     tool: 'holder', version: 1, testid: 'x', index, replicas: 3, target: 'http://haproxy:8080', path: '/slow',
     planned: ok + failed, started_at_ms: start, ended_at_ms: start + open.length * 1000, ramp_up: rampUp, hold, ramp_down: 1,
     opened: ok + failed, connected: ok, ok, failed, failures, interrupted: false, peak_open: peak ?? Math.max(...open),
-    latency_ms: { bounds: LATENCY_BOUNDS, counts }, bytes_received: 10,
+    latency_ms: { bounds: LATENCY_BOUNDS, counts }, late_ms: { bounds: LATENCY_BOUNDS, counts: [...counts].reverse() }, bytes_received: 10,
     memory: memory ?? { rss_start: 1000, rss_peak: 5000, rss_at_peak_open: 4000, heap_used_at_peak_open: 100 },
     nofile: 1024 * index,
     samples: open.map((o, t) => ({ t, open: o, opened_total: o, ok_total: t, failed_total: 0, rss_bytes: 100 })),
@@ -39,6 +39,7 @@ test('sums counts, merges failure reasons and latency histograms', () => {
   assert.deepEqual([m.planned, m.opened, m.connected, m.ok, m.failed, m.bytes_received], [15, 15, 8, 8, 7, 20]);
   assert.deepEqual(m.failures, { ECONNREFUSED: 2, timeout: 5 });
   assert.deepEqual(m.latency_ms.counts.slice(0, 3), [2, 4, 0]);
+  assert.deepEqual(m.late_ms.counts.slice(-3), [0, 4, 2]);
   assert.deepEqual(m.memory, { rss_start: 2000, rss_peak: 10000, rss_at_peak_open: 8000, heap_used_at_peak_open: 200 });
   assert.equal(m.bytes_per_connection, Math.round(6000 / 8)); // sum(rss growth) / sum(peak_open)
   assert.equal(m.nofile, 1024);

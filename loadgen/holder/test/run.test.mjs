@@ -50,6 +50,10 @@ test('200 connections held through ramp-up, hold and ramp-down, all ok', async (
   assert.equal(s.peak_open, 200);
   assert.equal(s.latency_ms.counts.reduce((a, c) => a + c, 0), 200);
   assert.equal(s.latency_ms.bounds.length, s.latency_ms.counts.length);
+  // Every answer came, each counted by how late after its planned end; a
+  // local backend answers within a second of it.
+  assert.equal(s.late_ms.counts.reduce((a, c) => a + c, 0), 200);
+  assert.equal(s.late_ms.counts.slice(11).reduce((a, c) => a + c, 0), 0, `answers later than 1 s: ${JSON.stringify(s.late_ms.counts)}`);
   assert.equal(s.bytes_received > 200 * 12, true);
   assert.ok(s.memory.rss_peak >= s.memory.rss_start && s.bytes_per_connection !== null);
   // One sample a second, ending with everything closed.

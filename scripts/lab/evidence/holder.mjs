@@ -5,7 +5,7 @@ import { mergeSummaries } from '../../../loadgen/holder/merge.mjs';
 import { readSummaries } from './files.mjs';
 
 // What read() measures, by the metrics.mjs names.
-export const MEASURES = ['requests', 'successful', 'failed', 'seconds', 'connections', 'client_held', 'bytes_holder', 'ramp_rate'];
+export const MEASURES = ['requests', 'successful', 'failed', 'seconds', 'connections', 'client_held', 'bytes_holder', 'ramp_rate', 'late_p99_ms'];
 
 // read STEPDIR STEP → {measured (connections, not requests) | null, client
 // (the holders' own memory), merged (the merged summary), versions, files,
@@ -35,7 +35,22 @@ function measure(merged, step) {
     connections: step.connections ?? merged.planned,
     client_held: merged.hold_window?.min_open ?? null,
     ramp_rate: rampRate(merged),
+    late_p99_ms: lateP99(merged),
   };
+}
+
+// lateP99 MERGED: how late after its planned end the 99th percentile answer
+// in time came, as the upper bound (ms) of its histogram bucket (late_ms,
+// powers of 2); null for summaries recorded before it. An answer later than
+// the grace is a failure, not in it.
+export function lateP99(merged) {
+  const h = merged.late_ms;
+  const total = h?.counts?.reduce((t, c) => t + c, 0) ?? 0;
+  if (total === 0) return null;
+  let seen = 0;
+  const at = h.counts.findIndex((c) => (seen += c) >= 0.99 * total);
+  const bound = h.bounds[at];
+  return typeof bound === 'number' ? bound : null;
 }
 
 // rampRate MERGED: connections opened per second on the way up: 99% of the

@@ -130,8 +130,10 @@ function cpuOf(file, outcome) {
   const samples = readings('cpu-samples.txt');
   const time = stepCpu({ idle: readings('cpu-idle.txt'), before: readings('cpu-before.txt'),
     after: readings('cpu-after.txt'), samples }, outcome?.started_at_ms ?? 0);
-  if (time === null) return { cpu: file('stats-peak.txt') === null ? parseCpu(file('cpu.txt')) : null, cpuTime: null, samples: null };
-  return { cpu: Object.fromEntries(Object.entries(time).map(([name, c]) => [name, c.percent])), cpuTime: time, samples };
+  // The whole machine's busy time, sampled with HAProxy's sockets (host-cpu.txt).
+  const host = readings('host-cpu.txt');
+  if (time === null) return { cpu: file('stats-peak.txt') === null ? parseCpu(file('cpu.txt')) : null, cpuTime: null, samples: null, host };
+  return { cpu: Object.fromEntries(Object.entries(time).map(([name, c]) => [name, c.percent])), cpuTime: time, samples, host };
 }
 
 // One step's numbers, in summary.json's order: the tool's, then HAProxy's
@@ -158,7 +160,8 @@ function measureStep(step, tool, evidence) {
     cpu: evidence.cpu,
     ...cpuPerRequest(evidence, tool),
     ...saturationOf({
-      cores: coresWhileLoaded(evidence, toolService, step.load?.seconds), allowance: evidence.allowance, topology: evidence.topology,
+      cores: coresWhileLoaded(evidence, toolService, step.load?.seconds), hostCores: hostWhileLoaded(evidence, toolService, step.load?.seconds),
+      allowance: evidence.allowance, topology: evidence.topology,
       toolService, offered: Number(step.load?.env?.RATE), load, haproxy: counters,
     }),
     memory: evidence.memPeak ? Object.fromEntries(Object.keys(evidence.memPeak).sort()
@@ -173,6 +176,12 @@ function coresWhileLoaded(evidence, service, seconds) {
   const rates = loadRates(evidence.samples, (name) => isServiceContainer(name, [service]), seconds);
   const whole = evidence.cpuTime ? Object.fromEntries(Object.entries(evidence.cpuTime).map(([n, c]) => [n, c.ns / 1e9 / c.seconds])) : null;
   return rates || whole ? { ...whole, ...rates } : null;
+}
+
+// The machine's busy cores over the same window (null: not sampled).
+function hostWhileLoaded(evidence, service, seconds) {
+  if (!evidence.host?.length || !evidence.samples) return null;
+  return loadRates([...evidence.samples, ...evidence.host], (name) => isServiceContainer(name, [service]), seconds)?.host ?? null;
 }
 
 // HAProxy's own words, each line with its instance's name when there are several.

@@ -64,7 +64,7 @@ function components(cores, allowance, topology, toolService) {
 // haproxy: {max_queue, errors}} → the step's numbers (haproxy_cores,
 // haproxy_allowance, haproxy_busy_pct, loadgen_cores, backend_cores,
 // box_busy_pct, sent_pct) and {saturation: {saturated: [names], text}}.
-export function saturationOf({ cores, allowance, topology, toolService, offered, load, haproxy = {} }) {
+export function saturationOf({ cores, hostCores = null, allowance, topology, toolService, offered, load, haproxy = {} }) {
   const none = { haproxy_cores: null, haproxy_allowance: null, haproxy_busy_pct: null, loadgen_cores: null,
     backend_cores: null, box_busy_pct: null, sent_pct: null, saturation: null };
   if (!cores || !allowance) return none;
@@ -78,7 +78,9 @@ export function saturationOf({ cores, allowance, topology, toolService, offered,
   const haproxyCap = sum('HAProxy', 'allowance');
   const sentPct = offered > 0 && Number.isFinite(load.req_rate) ? (load.req_rate / offered) * 100 : null;
   const late = (sentPct !== null && sentPct < SENT_PCT) || (load.requests > 0 && load.dropped > 0.01 * load.requests);
-  const boxPct = machine ? (all / machine) * 100 : null;
+  // The machine: its containers, or all its busy time when that was sampled
+  // (/proc/stat: the kernel's network work and the daemons no cgroup counts).
+  const boxPct = machine ? (Math.max(all, hostCores ?? 0) / machine) * 100 : null;
   const busy = (role) => parts.some((p) => p.role === role && p.pct !== null && p.pct >= SATURATED_PCT);
   const boxBusy = boxPct !== null && boxPct >= 90;
   const saturated = parts.filter((p) => p.pct !== null && p.pct >= SATURATED_PCT)
@@ -94,6 +96,7 @@ export function saturationOf({ cores, allowance, topology, toolService, offered,
     .filter(Boolean).join(', ');
   const waited = late && busy('HAProxy') ? ': its workers all waited on HAProxy' : '';
   const text = `while the load ran: ${parts.map(describe).join('; ')}; all containers ${round(all)} of ${machine ?? '?'} cores` +
+    `${hostCores === null ? '' : `; the whole machine ${round(hostCores)} of ${machine ?? '?'} cores (/proc/stat)`}` +
     `${sentPct === null ? '' : `; ${toolService} sent ${Math.round(sentPct)}% of the offered rate${load.dropped > 0 ? ` (${load.dropped} dropped${waited})` : ''}`}` +
     `${queue ? `; HAProxy ${queue}` : ''}`;
   return {

@@ -116,7 +116,7 @@ function haproxyCaps(limits, topology) {
   const sum = (f) => rows.reduce((t, i) => t + f(i), 0);
   return [
     {
-      limit: `HAProxy open files (nofile)${several}`, value: least('nofile'),
+      key: 'nofile', limit: `HAProxy open files (nofile)${several}`, value: least('nofile'),
       allows: sum((i) => perContainer(i.n, i.nofile)),
       symptom: 'HAProxy refuses the config: "Cannot raise FD limit to 2 × maxconn + N, limit is <nofile>"',
       raise: 'more processes (--processes N, HAPROXY_PROCESSES), or raise HAPROXY_NOFILE in .env; the Docker daemon\'s own nofile (LimitNOFILE) and fs.nr_open cap it',
@@ -192,6 +192,14 @@ export function preflight(target, limits, topology = TOPOLOGY) {
   return { target: wanted, largest, binding, fits: wanted <= largest && wanted > 0, caps };
 }
 
+// pastTheWall PREFLIGHT: whether a target that does not fit is the lesson's
+// run instead (--processes N below what it needs): only HAProxy's open files
+// bind, every other limit holds it, so the levels past what N processes allow
+// run into that wall (the article's reason for nbproc) and harm nothing:
+// HAProxy stops accepting at maxconn, the rest wait in the accept queue.
+export const pastTheWall = (p) => !p.fits && p.target > 0 && p.binding.key === 'nofile'
+  && p.caps.every((c) => c.key === 'nofile' || c.allows >= p.target);
+
 // refusal PREFLIGHT: the one line for a target that does not fit: the
 // exact change that would make it fit, when the binding limit has one.
 export function refusal(p) {
@@ -232,12 +240,17 @@ export function sizeLevels(target, fractions, limits, holdSeconds, topology = TO
     const timeout = `${Math.ceil(holdSeconds + longer) + 60}s`;
     const replicas = Math.max(1, Math.ceil(connections / holder));
     const backends = Math.max(1, Math.ceil(connections / backend));
-    // One process: its share and the margin. Several: each as many as its
-    // open files allow, for the kernel's hash does not spread them evenly.
-    const maxconn = String(processes > 1 ? haproxyAllows(nofile) + MAXCONN_MARGIN
-      : Math.ceil(connections / containers.length) + MAXCONN_MARGIN);
+    // One process: its share and the margin, up to what its open files
+    // allow. Several: each as many as its open files allow, for the kernel's
+    // hash does not spread them evenly.
+    const most = haproxyAllows(nofile) + MAXCONN_MARGIN;
+    const maxconn = String(processes > 1 ? most : Math.min(most, Math.ceil(connections / containers.length) + MAXCONN_MARGIN));
+    // Past the wall (a lesson's --processes N): HAProxy holds maxconn per
+    // process, the rest of the level waits in the kernel's accept queue.
+    const wall = most * processes * containers.length;
     return {
       connections,
+      ...(connections > wall ? { wall } : {}),
       replicas,
       backends: { [held.name]: backends },
       env: {
@@ -270,6 +283,10 @@ export function formatPreflight(p) {
     line(['limit', 'value', 'allows', '']),
     ...rows.map(line),
     `  first to run out: ${p.binding.limit}; a user sees: ${p.binding.symptom}; to raise it: ${p.binding.raise}`,
+    ...(p.wall ? [`  past the wall: ${p.limits.processes === 1 ? '1 HAProxy process holds' : `${p.limits.processes} HAProxy processes hold`} at most ${p.wall} `
+      + `(--processes ${p.limits.processes}; ${p.binding.limit} = ${shownValue(p.binding)}: maxconn ${haproxyAllows(p.binding.value) + MAXCONN_MARGIN} each, `
+      + 'checks and scrapes included); a level above it shows the wall: HAProxy stops accepting at maxconn, the rest wait '
+      + `in the kernel's accept queue and time out (for all ${p.target}: ${p.binding.command(p.target).split(',')[0]})`] : []),
     ...(p.limits?.processes ? [`  sized for this run: ${p.limits.processes} HAProxy process${p.limits.processes > 1 ? 'es' : ''} (HAPROXY_PROCESSES)`
       + `${p.limits.haproxy_memory ? `, HAProxy memory limit ${p.limits.haproxy_memory} (HAPROXY_MEMORY; the lab's is less)` : ''}`] : []),
   ].join('\n');

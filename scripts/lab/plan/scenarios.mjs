@@ -39,7 +39,7 @@ export const STEP_VARIANT_KEYS = ['env', 'compose_env'];
 export const SOURCE_KEYS = ['title', 'author', 'year', 'seed', 'client'];
 export const X_KEYS = ['name', 'label'];
 export const CHART_KEYS = ['y', 'y_label', 'y2', 'y2_label', 'y2_title'];
-export const CONNECTIONS_KEYS = ['default', 'quick', 'ramp_per_second', 'ramp_down_per_second'];
+export const CONNECTIONS_KEYS = ['default', 'quick', 'ramp_per_second', 'ramp_down_per_second', 'past_the_wall'];
 export const COMPARISON_KEYS = ['a', 'b', 'metric', 'article'];
 export const LITTLES_LAW_KEYS = ['service_seconds', 'clients'];
 // readings: each kind of readings.mjs (READINGS) → its keys besides "kind".
@@ -296,6 +296,13 @@ function checkReferences(file, s, ids) {
   checkCount(s.connections?.quick, [1, 100000000], file, 'connections quick');
   checkCount(s.connections?.ramp_per_second, [1, 1000000], file, 'connections ramp_per_second');
   checkCount(s.connections?.ramp_down_per_second, [1, 1000000], file, 'connections ramp_down_per_second');
+  // What a level past the wall (--processes N below the target's) is judged by.
+  const wall = s.connections?.past_the_wall;
+  check(wall === undefined || (isObject(wall) && isObject(wall.expect)), file, `connections past_the_wall: expected {"expect": {...}}, found ${kindOf(wall)}`);
+  checkMetrics(Object.keys(wall?.expect ?? {}), file, 'connections past_the_wall expect');
+  for (const [metric, expr] of Object.entries(wall?.expect ?? {})) {
+    check(expectationError(expr) === null, file, `connections past_the_wall: ${metric}: ${expectationError(expr)}`);
+  }
   check(s.ratio_to === undefined || ids.has(s.ratio_to), file, `ratio_to "${s.ratio_to}" names no step`);
 }
 
@@ -525,7 +532,7 @@ function planStep(s, step, sized, options, config) {
   // so "within N% of published" only informs; other expectations still hold.
   const comparable = !options.quick && !options.duration;
   return {
-    label: sized ? `${step.label}: ${sized.connections} connections` : step.label,
+    label: sized ? `${step.label}: ${sized.connections} connections${sized.wall ? ` (past the wall: HAProxy holds ${sized.wall})` : ''}` : step.label,
     curve: step.curve ?? null,
     x: step.x ?? (sized ? sized.connections : step.label),
     config,
@@ -542,10 +549,13 @@ function planStep(s, step, sized, options, config) {
       env: strings(env),
     },
     connections: sized?.connections ?? null,
-    model: Object.fromEntries(Object.entries({ ...s.model, ...step.model })
-      .map(([metric, formula]) => [metric, evalModel(formula, vars)])),
+    model: {
+      ...Object.fromEntries(Object.entries({ ...s.model, ...step.model }).map(([metric, formula]) => [metric, evalModel(formula, vars)])),
+      ...(sized?.wall ? { wall: sized.wall } : {}),
+    },
     published: step.published ?? {},
-    expect: comparable ? step.expect ?? {} : informational(step.expect ?? {}),
+    // A level past the wall is judged by where the wall stood, not by holding it all.
+    expect: sized?.wall ? s.connections.past_the_wall?.expect ?? {} : comparable ? step.expect ?? {} : informational(step.expect ?? {}),
   };
 }
 

@@ -208,6 +208,28 @@ function preamble(report, { versions, command }) {
   return out;
 }
 
+// The preflight's limits (connection scenarios): what binds first, what
+// would run out next and at which level, the wall a lesson's run went past.
+function limitsMarkdown(report) {
+  const l = report.limits;
+  if (!l) return [];
+  // JSON keeps no Infinity: a limit that allows any count is null.
+  const count = (v) => (v === null ? 'no limit' : String(v));
+  const value = (c) => (/memory/.test(c.limit) && c.value > 0 ? `${(c.value / 1024 ** 3).toFixed(1)} GiB` : count(c.value));
+  const out = ['## Limits (preflight)', '', '| limit | value | connections it allows | |', '| --- | ---: | ---: | --- |'];
+  for (const c of l.caps) {
+    const mark = c.limit === l.binding ? 'binds first' : c.limit === l.next?.limit ? 'next' : '';
+    out.push(`| ${mdCell(c.limit)} | ${mdCell(value(c))} | ${mdCell(count(c.allows))} | ${mark} |`);
+  }
+  out.push('', `Target ${l.target}; the largest that fits is ${l.largest}, bound by ${l.binding}`
+    + `${l.next ? `; next to run out: ${l.next.limit}, at ${l.next.allows}` : ''}.`);
+  if (l.wall) {
+    out.push('', `Past the wall: ${l.processes} HAProxy process${l.processes === 1 ? '' : 'es'} (--processes) plan for ${l.wall}; `
+      + 'a level above it is judged by where HAProxy stopped (maxconn reached, the rest in the accept queue), not by holding it all.');
+  }
+  return [...out, ''];
+}
+
 // toMarkdown REPORT {configs, versions, command} → report.md.
 export function toMarkdown(report, { configs = {}, versions = {}, command = '' } = {}) {
   const out = preamble(report, { versions, command });
@@ -217,6 +239,7 @@ export function toMarkdown(report, { configs = {}, versions = {}, command = '' }
   out.push('## Results', '');
   for (const r of [head, align, ...body]) out.push(`| ${r.map(mdCell).join(' | ')} |`);
   out.push('', `Result: ${report.ok ? 'ok' : 'FAIL'}`, '');
+  out.push(...limitsMarkdown(report));
   if (report.comparisons.length) out.push('## Comparisons', '', ...report.comparisons.map((c) => `- ${c.text}`), '');
   out.push(...readingsMarkdown(report));
   if (report.notes.length) out.push('## Notes', '', ...report.notes.map((n) => `- ${n}`), '');

@@ -46,6 +46,7 @@ export function buildReport(run) {
     notes: plan.notes ?? [],
     options: plan.options ?? {},
     incomplete: run.incomplete ?? null,
+    limits: limitsOf(plan.preflight),
     ok: rows.every((r) => !r.verdict.startsWith('FAIL')),
     rows,
     comparisons: [],
@@ -53,6 +54,20 @@ export function buildReport(run) {
   report.comparisons = (plan.comparisons ?? []).map((c) => compare(c, byId, report));
   addReadings(report, readingsOf(plan, rows, run), plan.chart ?? null);
   return report;
+}
+
+// limitsOf PREFLIGHT: what the preflight read and planned for (connection
+// scenarios; null otherwise): each limit, the connections it allows, the one
+// that binds first and the next, and the wall a --processes run was sized past.
+function limitsOf(p) {
+  if (!p?.caps) return null;
+  const caps = p.caps.map((c) => ({ limit: c.limit, value: c.value ?? null, allows: c.allows ?? null }));
+  const order = [...caps].filter((c) => c.allows !== null).sort((a, b) => a.allows - b.allows);
+  return {
+    target: p.target, largest: p.largest, binding: p.binding?.limit ?? null,
+    next: order.find((c) => c.limit !== p.binding?.limit) ?? null,
+    wall: p.wall ?? null, processes: p.limits?.processes ?? null, caps,
+  };
 }
 
 // summary.json keeps the readings as one list of lines (as it always has);

@@ -85,6 +85,15 @@ describe('what saturated', () => {
     assert.ok(s.saturation.saturated.includes('the machine\'s cores'), s.saturation.saturated.join());
     assert.equal(s.saturation.haproxy, false);
   });
+  test('containers idle but the whole machine busy (/proc/stat): the machine\'s cores, named, and in the text', () => {
+    const cores = { 'haproxy-lab-haproxy-1': 0.1, 'haproxy-lab-vegeta-1': 0.5 };
+    const s = saturationOf({ cores, hostCores: 1.95, allowance, topology: TOPOLOGY, toolService: 'vegeta', offered: 1000,
+      load: { req_rate: 1000, requests: 8000, dropped: 0 }, haproxy: { max_queue: 0, errors: 0 } });
+    assert.deepEqual(s.saturation.saturated, ['the machine\'s cores']);
+    assert.equal(s.saturation.haproxy, false);
+    assert.match(s.saturation.text, /all containers 0\.6 of 2 cores; the whole machine 1\.95 of 2 cores \(\/proc\/stat\)/);
+    assert.equal(of(cores).saturation.saturated.length, 0, 'without the machine\'s reading: nothing saturated');
+  });
   test('no allowance read (older runs): no verdict', () => {
     assert.equal(saturationOf({ cores: { a: 1 }, allowance: null, topology: TOPOLOGY, toolService: 'vegeta', offered: 1, load: {} }).saturation, null);
   });

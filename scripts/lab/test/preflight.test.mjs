@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   BYTES_PER_CONNECTION, HAPROXY_SPARE_FDS, KERNEL_BYTES_PER_CONNECTION, MAXCONN_MARGIN, PROCESS_SPARE_FDS,
-  PROCESS_BASE_BYTES, PROCESS_SHARE, capsOf, formatPreflight, memoryFor, perReplica, portsPerPair, preflight, processesFor, refusal, sizeLevels,
+  PROCESS_BASE_BYTES, PROCESS_SHARE, capsOf, formatPreflight, memoryFor, pastTheWall, perReplica, portsPerPair, preflight, processesFor, refusal, sizeLevels,
 } from '../plan/preflight.mjs';
 import { TOPOLOGY } from '../core/topology.mjs';
 
@@ -130,6 +130,24 @@ test('N processes: each level gives every process its whole maxconn, and the run
   const [single] = sizeLevels(5000, [1], here, 60);
   assert.equal(single.haproxy.global.maxconn, String(5000 + MAXCONN_MARGIN));
   assert.deepEqual(single.compose_env, { HAPROXY_PROCESSES: '1' });
+});
+
+test('past the wall: --processes 1 just above its open files is the lesson\'s run, sized at the wall; other limits still refuse', () => {
+  const one = preflight(11000, { ...here, processes: 1 });
+  assert.equal(one.fits, false);
+  assert.equal(pastTheWall(one), true, 'only open files bind at 11000 with one process');
+  // Another limit short of the target: a refusal, wall or not.
+  assert.equal(pastTheWall(preflight(11000, { ...here, processes: 1, conntrack_max: 20000 })), false);
+  assert.equal(pastTheWall(preflight(9000, { ...here, processes: 1 })), false, 'a target that fits is no wall');
+  // Levels of 1100, 5500 and 11000: maxconn stops at what the files allow
+  // (9950), and only the level above it is past the wall.
+  const levels = sizeLevels(11000, [0.1, 0.5, 1], { ...here, processes: 1 }, 60);
+  assert.deepEqual(levels.map((l) => l.haproxy.global.maxconn), [String(1100 + MAXCONN_MARGIN), String(5500 + MAXCONN_MARGIN), String(9900 + MAXCONN_MARGIN)]);
+  assert.deepEqual(levels.map((l) => l.wall), [undefined, undefined, 9900 + MAXCONN_MARGIN]);
+  // Three processes hold it: no wall.
+  assert.deepEqual(sizeLevels(11000, [1], { ...here, processes: 3 }, 60).map((l) => l.wall), [undefined]);
+  const text = formatPreflight({ ...one, fits: true, wall: one.binding.allows, limits: { processes: 1 } });
+  assert.match(text, /past the wall: 1 HAProxy process holds at most 9900 \(--processes 1; HAProxy open files \(nofile\) = 20000: maxconn 9950 each, checks and scrapes included\); a level above it shows the wall: .* \(for all 11000: --processes 2\)/);
 });
 
 test('memoryFor: HAProxy\'s bytes per connection and each process\'s own, at 80%, in whole 256m', () => {

@@ -450,3 +450,33 @@ describe('writeOutputs', () => {
   });
 });
 
+
+describe('the preflight\'s limits in the report (connection scenarios)', () => {
+  const caps = [
+    { limit: 'HAProxy open files (nofile)', value: 2100, allows: 950 },
+    { limit: 'conntrack table', value: 262144, allows: 130000 },
+    { limit: 'free memory (33 KB per connection)', value: 21 * 1024 ** 3, allows: 546876 },
+    { limit: 'kernel fs.nr_open', value: 1048576, allows: null }, // Infinity, as JSON keeps it
+  ];
+  const preflight = { target: 1100, largest: 950, fits: true, wall: 950, binding: caps[0], caps, limits: { processes: 1 } };
+
+  test('each limit with what it allows, the one that binds, the next and the wall', () => {
+    const r = report(plan([step('a')], { preflight }), { 'steps/a-1': load(100) });
+    assert.deepEqual({ ...r.limits, caps: undefined }, {
+      target: 1100, largest: 950, binding: 'HAProxy open files (nofile)', next: caps[1], wall: 950, processes: 1, caps: undefined,
+    });
+    const md = toMarkdown(r);
+    assert.match(md, /\| HAProxy open files \(nofile\) \| 2100 \| 950 \| binds first \|/);
+    assert.match(md, /\| conntrack table \| 262144 \| 130000 \| next \|/);
+    assert.match(md, /\| free memory \(33 KB per connection\) \| 21\.0 GiB \| 546876 \| {2}\|/);
+    assert.match(md, /\| kernel fs\.nr_open \| 1048576 \| no limit \| {2}\|/);
+    assert.match(md, /next to run out: conntrack table, at 130000\./);
+    assert.match(md, /Past the wall: 1 HAProxy process \(--processes\) plan for 950;/);
+  });
+
+  test('no preflight (other scenarios): no limits, no section', () => {
+    const r = report(plan([step('a')]), { 'steps/a-1': load(100) });
+    assert.equal(r.limits, null);
+    assert.doesNotMatch(toMarkdown(r), /## Limits/);
+  });
+});

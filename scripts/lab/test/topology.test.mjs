@@ -150,10 +150,14 @@ describe('a second instance in the table: the preflight follows', () => {
   });
 
   test('each instance\'s maxconn is its share', () => {
-    const [one] = sizeLevels(19800, [1], limits, 60);
-    const [shared] = sizeLevels(19800, [1], limits, 60, two);
-    assert.equal(one.haproxy.global.maxconn, String(19800 + 50));
-    assert.equal(shared.haproxy.global.maxconn, String(9900 + 50));
+    const [one] = sizeLevels(9000, [1], limits, 60);
+    const [shared] = sizeLevels(9000, [1], limits, 60, two);
+    assert.equal(one.haproxy.global.maxconn, String(9000 + 50));
+    assert.equal(shared.haproxy.global.maxconn, String(4500 + 50));
+    // Past what one instance's files allow, each stops at 9950 (past the wall).
+    const [past] = sizeLevels(19800, [1], limits, 60);
+    assert.deepEqual([past.haproxy.global.maxconn, past.wall], [String(9900 + 50), 9900 + 50]);
+    assert.equal(sizeLevels(19800, [1], limits, 60, two)[0].wall, undefined);
   });
 
   test('readLimits wants every instance\'s own limits', () => {
