@@ -85,6 +85,7 @@ export const METRIC_TABLE = {
   haproxy_cores: cpuCost('HAProxy cores used', 'cores', 'HAProxy containers\' cgroup CPU time per second while the load ran (a quarter into it to its end)'),
   haproxy_allowance: cpuCost('HAProxy allowance (cores)', 'cores', 'the CPU HAProxy may use: its cgroup\'s quota, cpus, cpuset or the machine\'s cores, the smallest, read back while the load ran'),
   haproxy_busy_pct: cpuCost('HAProxy busy % of allowance', '%', 'HAProxy cores used ÷ its allowance × 100: 85% or more is saturated'),
+  haproxy_throttled_pct: cpuCost('HAProxy throttled % of periods', '%', 'the share of HAProxy\'s CFS periods (cpu.stat nr_periods) in which it used up its quota (nr_throttled) while the load ran: 50% or more is saturated, whatever its busy %'),
   loadgen_cores: cpuCost('load tool cores used', 'cores', 'the load tool\'s replicas\' cgroup CPU time per second while the load ran'),
   backend_cores: cpuCost('backend cores used', 'cores', 'the backend replicas\' cgroup CPU time per second while the load ran'),
   box_busy_pct: cpuCost('all containers % of the machine', '%', 'every container\'s CPU while the load ran ÷ the machine\'s cores × 100'),

@@ -56,28 +56,77 @@ export function stepCpu({ idle, before, after, samples }, startedMs) {
   return Object.keys(cpu).length ? cpu : null;
 }
 
-// loadRates SAMPLES TOOLSERVICE SECONDS → {NAME: cores} | null: every
-// container's CPU rate while the load ran steadily, from the per-second
-// samples (cpu-samples.txt): from a quarter into the load (the load tool's
-// first sample + SECONDS ÷ 4) to its planned end. A step's whole-time average
-// would count the idle start and the tail (waiting for the last answers) and
-// hide a component that was saturated while the load ran.
-export function loadRates(samples, isTool, seconds) {
+// The load's steady window in SAMPLES: from a quarter into the load (the load
+// tool's first sample + SECONDS ÷ 4) to its planned end, as [from, to] ms,
+// or null when the load tool left no sample.
+function steadyWindow(samples, isTool, seconds) {
   if (!samples?.length || !(seconds > 0)) return null;
   const toolAt = samples.filter((r) => isTool(r.name)).map((r) => r.at);
   if (toolAt.length === 0) return null;
   const start = Math.min(...toolAt);
-  const [from, to] = [start + (seconds * 1000) / 4, start + seconds * 1000 + 500];
+  return [start + (seconds * 1000) / 4, start + seconds * 1000 + 500];
+}
+
+// Each name's first and last reading in [from, to] at least a second apart.
+function firstAndLast(readings, [from, to]) {
   const byName = new Map();
-  for (const r of samples.filter((x) => x.at >= from && x.at <= to)) {
+  for (const r of readings.filter((x) => x.at >= from && x.at <= to)) {
     if (!byName.has(r.name)) byName.set(r.name, []);
     byName.get(r.name).push(r);
   }
-  const rates = {};
+  const out = new Map();
   for (const [name, rs] of byName) {
     rs.sort((a, b) => a.at - b.at);
-    const [a, b] = [rs[0], rs[rs.length - 1]];
-    if (b.at - a.at >= 1000 && b.ns >= a.ns) rates[name] = (b.ns - a.ns) / 1e6 / (b.at - a.at);
+    if (rs.at(-1).at - rs[0].at >= 1000) out.set(name, [rs[0], rs.at(-1)]);
+  }
+  return out;
+}
+
+// loadRates SAMPLES TOOLSERVICE SECONDS → {NAME: cores} | null: every
+// container's CPU rate while the load ran steadily (steadyWindow), from the
+// per-second samples (cpu-samples.txt). A step's whole-time average would
+// count the idle start and the tail (waiting for the last answers) and hide
+// a component that was saturated while the load ran.
+export function loadRates(samples, isTool, seconds) {
+  const window = steadyWindow(samples, isTool, seconds);
+  if (!window) return null;
+  const rates = {};
+  for (const [name, [a, b]] of firstAndLast(samples, window)) {
+    if (b.ns >= a.ns) rates[name] = (b.ns - a.ns) / 1e6 / (b.at - a.at);
   }
   return Object.keys(rates).length ? rates : null;
+}
+
+// "AT_MS NAME N periods|throttled" lines of the same files → [{at, name,
+// periods, throttled}]: a container's CFS periods so far and those in which
+// it used up its quota (scripts/lib/common.sh CGROUP_CPU_SH), one reading
+// per time both were read.
+export function parseThrottleReadings(text) {
+  if (text === null || text === undefined) return null;
+  const byKey = new Map();
+  for (const [at, name, value, unit] of text.split('\n').map((l) => l.trim().split(/\s+/))) {
+    if (unit !== 'periods' && unit !== 'throttled') continue;
+    const key = `${at} ${name}`;
+    if (!byKey.has(key)) byKey.set(key, { at: Number(at), name });
+    byKey.get(key)[unit] = Number(value);
+  }
+  return [...byKey.values()].filter((r) => Number.isFinite(r.at) && Number.isFinite(r.periods) && Number.isFinite(r.throttled));
+}
+
+// throttledShares THROTTLE SAMPLES TOOLSERVICE SECONDS → {NAME: {periods,
+// throttled, pct}} | null: the share of each container's CFS periods, over
+// the same steady window as loadRates, in which it used up its quota. A
+// container whose work outgrows its quota is throttled in nearly every
+// period it runs; one under it, rarely. Containers with no quota count no
+// periods and are left out.
+export function throttledShares(throttle, samples, isTool, seconds) {
+  const window = steadyWindow(samples, isTool, seconds);
+  if (!window || !throttle?.length) return null;
+  const out = {};
+  for (const [name, [a, b]] of firstAndLast(throttle, window)) {
+    const periods = b.periods - a.periods;
+    const throttled = b.throttled - a.throttled;
+    if (periods > 0 && throttled >= 0) out[name] = { periods, throttled, pct: (throttled / periods) * 100 };
+  }
+  return Object.keys(out).length ? out : null;
 }

@@ -8,7 +8,7 @@ import { parseEnv } from '../core/envfile.mjs';
 import { TOPOLOGY, frontendsOf, isServiceContainer, parseTopology } from '../core/topology.mjs';
 import { readerOf } from './readers.mjs';
 import { readJson, readText } from './files.mjs';
-import { loadRates, parseCpuReadings, stepCpu } from './cpu.mjs';
+import { loadRates, parseCpuReadings, parseThrottleReadings, stepCpu, throttledShares } from './cpu.mjs';
 import { parseAllowance, saturationOf } from './saturation.mjs';
 import { DEFAULT_TOOL, LOAD_TOOLS } from '../core/loadtools.mjs';
 import {
@@ -132,8 +132,10 @@ function cpuOf(file, outcome) {
     after: readings('cpu-after.txt'), samples }, outcome?.started_at_ms ?? 0);
   // The whole machine's busy time, sampled with HAProxy's sockets (host-cpu.txt).
   const host = readings('host-cpu.txt');
-  if (time === null) return { cpu: file('stats-peak.txt') === null ? parseCpu(file('cpu.txt')) : null, cpuTime: null, samples: null, host };
-  return { cpu: Object.fromEntries(Object.entries(time).map(([name, c]) => [name, c.percent])), cpuTime: time, samples, host };
+  // Each container's CFS periods and throttled ones, read with its CPU time.
+  const throttle = parseThrottleReadings(file('cpu-samples.txt'));
+  if (time === null) return { cpu: file('stats-peak.txt') === null ? parseCpu(file('cpu.txt')) : null, cpuTime: null, samples: null, host, throttle };
+  return { cpu: Object.fromEntries(Object.entries(time).map(([name, c]) => [name, c.percent])), cpuTime: time, samples, host, throttle };
 }
 
 // One step's numbers, in summary.json's order: the tool's, then HAProxy's
@@ -160,7 +162,9 @@ function measureStep(step, tool, evidence) {
     cpu: evidence.cpu,
     ...cpuPerRequest(evidence, tool),
     ...saturationOf({
-      cores: coresWhileLoaded(evidence, toolService, step.load?.seconds), hostCores: hostWhileLoaded(evidence, toolService, step.load?.seconds),
+      cores: coresWhileLoaded(evidence, toolService, step.load?.seconds),
+      throttled: throttledShares(evidence.throttle, evidence.samples, (name) => isServiceContainer(name, [toolService]), step.load?.seconds),
+      hostCores: hostWhileLoaded(evidence, toolService, step.load?.seconds),
       allowance: evidence.allowance, topology: evidence.topology,
       toolService, offered: Number(step.load?.env?.RATE), load, haproxy: counters,
     }),

@@ -9,6 +9,10 @@ import { cpuAllowanceCores } from '../../../prometheus/container-exporter.mjs';
 // A component at this share of its allowance or more is saturated: CFS
 // quotas and a busy event loop both read a little under 100%.
 export const SATURATED_PCT = 85;
+// A component under a CFS quota that used it up in this share of the periods
+// it ran or more is saturated, whatever its CPU time read: at a ceiling
+// HAProxy's read 84% of its quota once (CI), its throttling did not lie.
+export const THROTTLED_PCT = 50;
 // The load tool is late when it sent under this share of the offered rate.
 export const SENT_PCT = 95;
 
@@ -40,17 +44,20 @@ const round = (v, digits = 2) => Number(v.toFixed(digits));
 // allowance, pct}]: each HAProxy instance and each backend replica on its
 // own (a Node replica runs its JavaScript on one thread: at most one core),
 // the load tool's replicas together.
-function components(cores, allowance, topology, toolService) {
+function components(cores, allowance, topology, toolService, throttled) {
   const haproxy = topology.instances.map((i) => i.service);
   const backends = topology.backends.map((b) => b.name);
   const machine = Math.max(0, ...Object.values(allowance).map((a) => a.machine ?? 0)) || null;
   const out = [];
   const add = (name, role, names) => {
     const used = names.reduce((t, n) => t + cores[n], 0);
+    const counted = names.map((n) => throttled?.[n]).filter(Boolean);
+    const periods = counted.reduce((t, c) => t + c.periods, 0);
+    const throttledPct = periods > 0 ? (counted.reduce((t, c) => t + c.throttled, 0) / periods) * 100 : null;
     let cap = names.reduce((t, n) => t + (allowance[n]?.cores ?? machine ?? 0), 0);
     if (role === 'load tool' && machine) cap = Math.min(cap, machine);
     if (role === 'backend') cap = Math.min(cap, 1);
-    out.push({ name, role, cores: used, allowance: cap || null, pct: cap ? (used / cap) * 100 : null });
+    out.push({ name, role, cores: used, allowance: cap || null, pct: cap ? (used / cap) * 100 : null, throttledPct, periods });
   };
   const names = Object.keys(cores);
   for (const n of names.filter((x) => isServiceContainer(x, haproxy))) add(n, 'HAProxy', [n]);
@@ -60,15 +67,25 @@ function components(cores, allowance, topology, toolService) {
   return { parts: out, machine };
 }
 
-// saturationOf {cores (by container, while the load ran), allowance, topology, toolService, offered, load,
-// haproxy: {max_queue, errors}} → the step's numbers (haproxy_cores,
-// haproxy_allowance, haproxy_busy_pct, loadgen_cores, backend_cores,
-// box_busy_pct, sent_pct) and {saturation: {saturated: [names], text}}.
-export function saturationOf({ cores, hostCores = null, allowance, topology, toolService, offered, load, haproxy = {} }) {
-  const none = { haproxy_cores: null, haproxy_allowance: null, haproxy_busy_pct: null, loadgen_cores: null,
+// A component is saturated when its CPU time reached SATURATED_PCT of its
+// allowance or its quota ran out in THROTTLED_PCT of its periods.
+const isSaturated = (p) => (p.pct !== null && p.pct >= SATURATED_PCT) || (p.throttledPct !== null && p.throttledPct >= THROTTLED_PCT);
+
+// haproxySaturated MEASURED → whether a step's HAProxy was saturated by its
+// numbers (runs recorded before the throttling was read: its busy % alone).
+export const haproxySaturated = (m) => isSaturated({ pct: m.haproxy_busy_pct ?? null, throttledPct: m.haproxy_throttled_pct ?? null });
+
+// saturationOf {cores (by container, while the load ran), throttled (by
+// container, evidence/cpu.mjs throttledShares), allowance, topology,
+// toolService, offered, load, haproxy: {max_queue, errors}} → the step's
+// numbers (haproxy_cores, haproxy_allowance, haproxy_busy_pct,
+// haproxy_throttled_pct, loadgen_cores, backend_cores, box_busy_pct,
+// sent_pct) and {saturation: {saturated: [names], text}}.
+export function saturationOf({ cores, throttled = null, hostCores = null, allowance, topology, toolService, offered, load, haproxy = {} }) {
+  const none = { haproxy_cores: null, haproxy_allowance: null, haproxy_busy_pct: null, haproxy_throttled_pct: null, loadgen_cores: null,
     backend_cores: null, box_busy_pct: null, sent_pct: null, saturation: null };
   if (!cores || !allowance) return none;
-  const { parts, machine } = components(cores, allowance, topology, toolService);
+  const { parts, machine } = components(cores, allowance, topology, toolService, throttled);
   const sum = (role, key) => {
     const xs = parts.filter((p) => p.role === role);
     return xs.length ? xs.reduce((t, p) => t + (p[key] ?? 0), 0) : null;
@@ -81,9 +98,9 @@ export function saturationOf({ cores, hostCores = null, allowance, topology, too
   // The machine: its containers, or all its busy time when that was sampled
   // (/proc/stat: the kernel's network work and the daemons no cgroup counts).
   const boxPct = machine ? (Math.max(all, hostCores ?? 0) / machine) * 100 : null;
-  const busy = (role) => parts.some((p) => p.role === role && p.pct !== null && p.pct >= SATURATED_PCT);
+  const busy = (role) => parts.some((p) => p.role === role && isSaturated(p));
   const boxBusy = boxPct !== null && boxPct >= 90;
-  const saturated = parts.filter((p) => p.pct !== null && p.pct >= SATURATED_PCT)
+  const saturated = parts.filter(isSaturated)
     .map((p) => (p.role === 'load tool' ? `${p.name} (load tool)` : p.name));
   // Late with HAProxy saturated: its workers all waited on HAProxy (the
   // queue of an open model); late without: the load tool's own limit.
@@ -91,7 +108,11 @@ export function saturationOf({ cores, hostCores = null, allowance, topology, too
   if (boxBusy) saturated.push('the machine\'s cores');
   const describe = (p) => `${p.role === 'HAProxy' || p.role === 'backend' ? p.name.replace(/^.*-(\w[\w-]*-\d+)$/, '$1') : p.name} ` +
     `${round(p.cores)} of ${p.allowance === null ? '?' : round(p.allowance)} core${p.allowance === 1 ? '' : 's'}` +
-    `${p.pct === null ? '' : ` (${Math.round(p.pct)}%)`}`;
+    `${p.pct === null ? '' : ` (${Math.round(p.pct)}%`}` +
+    `${p.throttledPct === null ? '' : `${p.pct === null ? ' (' : ', '}quota used up in ${Math.round(p.throttledPct)}% of ${p.periods} periods`}` +
+    `${p.pct === null && p.throttledPct === null ? '' : ')'}`;
+  const haproxyParts = parts.filter((p) => p.role === 'HAProxy' && p.throttledPct !== null);
+  const haproxyPeriods = haproxyParts.reduce((t, p) => t + p.periods, 0);
   const queue = [haproxy.max_queue > 0 ? `queued ${haproxy.max_queue}` : '', haproxy.errors > 0 ? `${haproxy.errors} errors` : '']
     .filter(Boolean).join(', ');
   const waited = late && busy('HAProxy') ? ': its workers all waited on HAProxy' : '';
@@ -103,6 +124,7 @@ export function saturationOf({ cores, hostCores = null, allowance, topology, too
     haproxy_cores: haproxyCores,
     haproxy_allowance: haproxyCap,
     haproxy_busy_pct: haproxyCores !== null && haproxyCap ? (haproxyCores / haproxyCap) * 100 : null,
+    haproxy_throttled_pct: haproxyPeriods > 0 ? haproxyParts.reduce((t, p) => t + (p.throttledPct * p.periods) / 100, 0) / haproxyPeriods * 100 : null,
     loadgen_cores: sum('load tool', 'cores'),
     backend_cores: sum('backend', 'cores'),
     box_busy_pct: boxPct,

@@ -5,7 +5,7 @@
 import { formatValue, metricLabel, scalar } from '../core/metrics.mjs';
 import { cell } from '../evidence/parsers.mjs';
 import { formatWaits } from './format.mjs';
-import { SATURATED_PCT } from '../evidence/saturation.mjs';
+import { haproxySaturated } from '../evidence/saturation.mjs';
 
 // Little's law, L = X × W, on each measured step: the requests in service that
 // the measured throughput X implies for a service time W, beside the sessions
@@ -81,7 +81,7 @@ export function curveCapacity(rows, { metric = 'p99_ms', factor = 5 } = {}) {
   const costed = ran.filter((r) => Number.isFinite(r.measured.haproxy_us_per_req));
   const withMetric = ran.filter((r) => scalar(r.measured, metric) !== null);
   const { at } = withMetric.length >= 3 ? tippingIndex(withMetric, metric, factor) : { at: -1 };
-  const below = costed.filter((r) => r.measured.haproxy_busy_pct < SATURATED_PCT);
+  const below = costed.filter((r) => !haproxySaturated(r.measured));
   const beforeTipping = at > 0 && costed.includes(withMetric[at - 1]) ? withMetric[at - 1] : null;
   const costRow = beforeTipping ?? (below.length ? below.reduce((a, b) => (rate(b) > rate(a) ? b : a)) : null);
   const allowance = top.measured.haproxy_allowance;

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseAllowance, saturationOf } from '../evidence/saturation.mjs';
-import { loadRates } from '../evidence/cpu.mjs';
+import { haproxySaturated, parseAllowance, saturationOf } from '../evidence/saturation.mjs';
+import { loadRates, parseCpuReadings, parseThrottleReadings, throttledShares } from '../evidence/cpu.mjs';
 import { TOPOLOGY } from '../core/topology.mjs';
 import { buildReport, readRun } from '../report/report.mjs';
 import { buildPlan, loadScenario } from '../plan/scenarios.mjs';
@@ -52,6 +52,24 @@ describe('CPU while the load ran', () => {
   test('no load tool sample: no rates (the whole step stands)', () => {
     assert.equal(loadRates(samples, () => false, 8), null);
   });
+  test('the CFS periods in which the quota ran out, over the same window, from the same file', () => {
+    // HAProxy throttled in 9 of every 10 periods from 3 s on; idle before.
+    const text = [];
+    for (let s = 0; s <= 10; s += 1) {
+      const at = 1000 + s * 1000;
+      text.push(`${at} lab-vegeta-1 ${s * 0.5e9} ns`, `${at} lab-haproxy-1 ${Math.max(0, s - 2) * 0.2e9} ns`,
+        `${at} lab-haproxy-1 ${Math.max(0, s - 2) * 10} periods`, `${at} lab-haproxy-1 ${Math.max(0, s - 2) * 9} throttled`);
+    }
+    const joined = text.join('\n');
+    assert.equal(parseCpuReadings(joined).length, 22, 'the throttling lines are not CPU readings');
+    const throttle = parseThrottleReadings(joined);
+    assert.deepEqual(throttle[3], { at: 4000, name: 'lab-haproxy-1', periods: 10, throttled: 9 });
+    const shares = throttledShares(throttle, parseCpuReadings(joined), (n) => n.includes('vegeta'), 8);
+    assert.deepEqual(Object.keys(shares), ['lab-haproxy-1'], 'vegeta has no quota: no periods, left out');
+    assert.equal(shares['lab-haproxy-1'].periods, 60);
+    assert.ok(Math.abs(shares['lab-haproxy-1'].pct - 90) < 1e-9, `expected 90%, found ${shares['lab-haproxy-1'].pct}`);
+    assert.equal(throttledShares(null, parseCpuReadings(joined), (n) => n.includes('vegeta'), 8), null);
+  });
 });
 
 describe('what saturated', () => {
@@ -93,6 +111,22 @@ describe('what saturated', () => {
     assert.equal(s.saturation.haproxy, false);
     assert.match(s.saturation.text, /all containers 0\.6 of 2 cores; the whole machine 1\.95 of 2 cores \(\/proc\/stat\)/);
     assert.equal(of(cores).saturation.saturated.length, 0, 'without the machine\'s reading: nothing saturated');
+  });
+  test('HAProxy\'s CPU time under 85% but its quota out in most periods: saturated, by its throttling (CI: 84%)', () => {
+    const cores = { 'haproxy-lab-haproxy-1': 0.168, 'haproxy-lab-vegeta-1': 0.59 };
+    const throttled = (pct) => ({ 'haproxy-lab-haproxy-1': { periods: 40, throttled: (pct * 40) / 100, pct } });
+    const run = (pct) => saturationOf({ cores, throttled: throttled(pct), allowance, topology: TOPOLOGY, toolService: 'vegeta',
+      offered: 1000, load: { req_rate: 1000, requests: 8000, dropped: 0 }, haproxy: { max_queue: 0, errors: 0 } });
+    const hot = run(80);
+    assert.deepEqual(hot.saturation.saturated, ['haproxy-lab-haproxy-1']);
+    assert.equal(hot.saturation.haproxy, true);
+    assert.equal(hot.haproxy_throttled_pct, 80);
+    assert.match(hot.saturation.text, /haproxy-1 0\.17 of 0\.2 cores \(84%, quota used up in 80% of 40 periods\)/);
+    assert.ok(haproxySaturated(hot), 'the step\'s numbers say so too');
+    const cool = run(12);
+    assert.deepEqual(cool.saturation.saturated, [], 'throttled in 12% of its periods (a step below the ceiling): not saturated');
+    assert.ok(!haproxySaturated(cool));
+    assert.equal(of(cores).haproxy_throttled_pct, null, 'no throttling read (older runs): null, its busy % alone decides');
   });
   test('no allowance read (older runs): no verdict', () => {
     assert.equal(saturationOf({ cores: { a: 1 }, allowance: null, topology: TOPOLOGY, toolService: 'vegeta', offered: 1, load: {} }).saturation, null);
