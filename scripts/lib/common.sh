@@ -135,6 +135,9 @@ readonly TOPOLOGY_FILE="${LAB_ROOT}/topology.txt"
 # NAME's frontends; each such row says process=K container=NAME (the engine
 # does the same: scripts/lab/core/topology.mjs expandProcesses).
 topology_text() {
+  # Kept for the time a load is watched (step-load.sh watch_load): the
+  # table is read every second there, and each read forks awk a few times.
+  if [[ -n "${LAB_TOPOLOGY_CACHE:-}" ]]; then echo "${LAB_TOPOLOGY_CACHE}"; return 0; fi
   local var n=1
   var=$(awk '{ sub(/#.*/, "") } $1 == "instance" { for (i = 3; i <= NF; i++) if ($i ~ /^processes=/) { print substr($i, 11); exit } }' "${TOPOLOGY_FILE}")
   [[ -z "${var}" ]] || n=$(env_value "${var}")
@@ -231,6 +234,9 @@ instance_exec() {
   compose exec -T ${target} "$@"
 }
 
+# A watched load's probes by instance (watch_load fills and empties it).
+declare -A LAB_PROBES=()
+
 # instance_probe INSTANCE: the id of INSTANCE's probe: a container of
 # HAProxy's own image (bash, awk) that sleeps in INSTANCE's network namespace,
 # made on first use. The runner reads HAProxy's sockets, runtime API and
@@ -241,6 +247,9 @@ instance_exec() {
 # namespace, so a new probe; probes of containers gone are removed.
 instance_probe() {
   local target key probe
+  # Kept for the time a load is watched (watch_load: HAProxy does not
+  # restart then): finding it takes four docker calls, ~150 ms of CPU.
+  if [[ -n "${LAB_PROBES[$1]:-}" ]]; then echo "${LAB_PROBES[$1]}"; return 0; fi
   target=$(instance_container "$1") || return 1
   key="${target}@$(docker inspect -f '{{.State.StartedAt}}' "${target}")"
   probe=$(docker ps -q --filter "label=haproxy-lab.probe-of=${key}" | head -n 1)
@@ -614,10 +623,18 @@ container_cpu() {
   local file="$1" at ids id value unit name profiles=()
   shift
   while [[ "${1:-}" == --profile ]]; do profiles+=("$1" "$2"); shift 2; done
-  mapfile -t ids < <(compose "${profiles[@]}" ps -q --no-trunc "$@" 2>/dev/null)
-  [[ ${#ids[@]} -gt 0 ]] || return 0
   declare -A names=()
-  while read -r id name; do names[${id}]=${name#/}; done < <(docker inspect -f '{{.Id}} {{.Name}}' "${ids[@]}" 2>/dev/null)
+  if [[ -n "${LAB_CONTAINERS:-}" && $# -eq 0 ]]; then
+    # The containers of a watched load, found once (watch_load): compose ps
+    # and docker inspect every second cost ~150 ms of CPU each time.
+    while read -r id name; do names[${id}]=${name}; done <<<"${LAB_CONTAINERS}"
+    ids=("${!names[@]}")
+  else
+    mapfile -t ids < <(compose "${profiles[@]}" ps -q --no-trunc "$@" 2>/dev/null)
+    [[ ${#ids[@]} -gt 0 ]] || return 0
+    while read -r id name; do names[${id}]=${name#/}; done < <(docker inspect -f '{{.Id}} {{.Name}}' "${ids[@]}" 2>/dev/null)
+  fi
+  [[ ${#ids[@]} -gt 0 ]] || return 0
   # The time of the cgroup read itself, not of the docker calls before it
   # (hundreds of ms under load: a rate over 2 s samples was off by 25%).
   at=$(now_ms)
@@ -696,13 +713,17 @@ container_processes() {
 # VM on Docker Desktop) has spent busy, in ns (USER_HZ 100: Linux's on every
 # architecture Docker runs on), which no container's cgroup shows.
 haproxy_sockets() {
-  local instance="${1:-$(first_instance)}" host="${2:-0}" backends frontends proxies backend process apis=()
+  local instance="${1:-$(first_instance)}" host="${2:-0}" backends frontends proxies apis=()
+  # One awk per list, not a lookup per row: this runs every second of a
+  # load, for up to 27 processes.
   # shellcheck disable=SC2046 # one port per word
-  backends=$(hex_ports $(for backend in $(topology_names backend); do topology_value backend "${backend}" port; done | sort -u))
-  proxies=$(for backend in $(topology_names backend); do topology_value backend "${backend}" proxy; done | paste -sd'|' -)
+  backends=$(hex_ports $(topology_rows backend | awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^port=/) print substr($i, 6) }' | sort -u))
+  proxies=$(topology_rows backend | awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^proxy=/) print substr($i, 7) }' | paste -sd'|' -)
   # shellcheck disable=SC2046 # one port per word
   frontends=$(hex_ports $(frontend_ports "${instance}"))
-  for process in $(container_processes "${instance}"); do apis+=("${process}=$(topology_value instance "${process}" runtime_api)"); done
+  mapfile -t apis < <(topology_rows instance | awk -v c="${instance}" '
+    { own = $1; api = ""; for (i = 2; i <= NF; i++) { if ($i ~ /^container=/) own = substr($i, 11); if ($i ~ /^runtime_api=/) api = substr($i, 13) } }
+    own == c { print $1 "=" api }')
   # shellcheck disable=SC2016 # expanded by the probe's bash and awk
   # Each process's figures are read by bash alone: forking sed and awk for
   # each of 27 processes every second cost the machine a good part of a core.
