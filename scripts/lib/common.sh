@@ -575,7 +575,9 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # throttled": cpu.stat nr_periods, nr_throttled): under a quota the CPU time
 # reads a little under it (84% of 0.2 core at a ceiling), the throttling
 # does not. Docker's cgroupfs and systemd drivers name the folder
-# differently; a container with no folder (stopped) prints nothing.
+# differently; a container with no folder (stopped) prints nothing. Read
+# with the shell's own read, no cat or sed: this runs every second for every
+# container (30 at 250,000 connections), and each fork costs the machine.
 # shellcheck disable=SC2016 # expanded by that sh
 readonly CGROUP_CPU_SH='root=$1; shift
 for id in "$@"; do
@@ -584,8 +586,8 @@ for id in "$@"; do
     "$root/system.slice/docker-$id.scope/cpu.stat" "$root/docker/$id/cpu.stat"; do
     [ -r "$f" ] || continue
     case "$f" in
-      *cpuacct.usage) echo "$id $(cat "$f") ns" ;;
-      *) echo "$id $(sed -n "s/^usage_usec //p" "$f") us" ;;
+      *cpuacct.usage) read -r v <"$f" && echo "$id $v ns" ;;
+      *) while read -r k v; do [ "$k" != usage_usec ] || echo "$id $v us"; done <"$f" ;;
     esac
     break
   done
@@ -593,7 +595,9 @@ for id in "$@"; do
     "$root/cpu/system.slice/docker-$id.scope/cpu.stat" "$root/cpu,cpuacct/system.slice/docker-$id.scope/cpu.stat" \
     "$root/system.slice/docker-$id.scope/cpu.stat" "$root/docker/$id/cpu.stat"; do
     [ -r "$f" ] || continue
-    sed -n -e "s/^nr_periods \([0-9]*\)$/$id \1 periods/p" -e "s/^nr_throttled \([0-9]*\)$/$id \1 throttled/p" "$f"
+    while read -r k v; do
+      case "$k" in nr_periods) echo "$id $v periods" ;; nr_throttled) echo "$id $v throttled" ;; esac
+    done <"$f"
     break
   done
 done'
