@@ -581,25 +581,30 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # shellcheck disable=SC2016 # expanded by that sh
 readonly CGROUP_CPU_SH='root=$1; shift
 for id in "$@"; do
+  stat=
   for f in "$root/cpuacct/docker/$id/cpuacct.usage" "$root/cpu,cpuacct/docker/$id/cpuacct.usage" \
-    "$root/cpuacct/system.slice/docker-$id.scope/cpuacct.usage" "$root/cpu,cpuacct/system.slice/docker-$id.scope/cpuacct.usage" \
-    "$root/system.slice/docker-$id.scope/cpu.stat" "$root/docker/$id/cpu.stat"; do
+    "$root/cpuacct/system.slice/docker-$id.scope/cpuacct.usage" "$root/cpu,cpuacct/system.slice/docker-$id.scope/cpuacct.usage"; do
     [ -r "$f" ] || continue
-    case "$f" in
-      *cpuacct.usage) read -r v <"$f" && echo "$id $v ns" ;;
-      *) while read -r k v; do [ "$k" != usage_usec ] || echo "$id $v us"; done <"$f" ;;
+    read -r v <"$f" && echo "$id $v ns"
+    # v1 keeps the throttling in the cpu controller (its cpu.stat has no usage_usec).
+    for stat in "$root/cpu/docker/$id/cpu.stat" "$root/cpu,cpuacct/docker/$id/cpu.stat" \
+      "$root/cpu/system.slice/docker-$id.scope/cpu.stat" "$root/cpu,cpuacct/system.slice/docker-$id.scope/cpu.stat"; do
+      [ -r "$stat" ] && break
+    done
+    break
+  done
+  # v2: one cpu.stat holds the CPU time and the throttling.
+  if [ -z "$stat" ]; then
+    for stat in "$root/system.slice/docker-$id.scope/cpu.stat" "$root/docker/$id/cpu.stat"; do [ -r "$stat" ] && break; done
+  fi
+  [ -r "$stat" ] || continue
+  while read -r k v; do
+    case "$k" in
+      usage_usec) echo "$id $v us" ;;
+      nr_periods) echo "$id $v periods" ;;
+      nr_throttled) echo "$id $v throttled" ;;
     esac
-    break
-  done
-  for f in "$root/cpu/docker/$id/cpu.stat" "$root/cpu,cpuacct/docker/$id/cpu.stat" \
-    "$root/cpu/system.slice/docker-$id.scope/cpu.stat" "$root/cpu,cpuacct/system.slice/docker-$id.scope/cpu.stat" \
-    "$root/system.slice/docker-$id.scope/cpu.stat" "$root/docker/$id/cpu.stat"; do
-    [ -r "$f" ] || continue
-    while read -r k v; do
-      case "$k" in nr_periods) echo "$id $v periods" ;; nr_throttled) echo "$id $v throttled" ;; esac
-    done <"$f"
-    break
-  done
+  done <"$stat"
 done'
 
 # cgroup_cpu ID...: "ID VALUE UNIT" per running container (CGROUP_CPU_SH).

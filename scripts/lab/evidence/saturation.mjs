@@ -53,11 +53,12 @@ function components(cores, allowance, topology, toolService, throttled) {
     const used = names.reduce((t, n) => t + cores[n], 0);
     const counted = names.map((n) => throttled?.[n]).filter(Boolean);
     const periods = counted.reduce((t, c) => t + c.periods, 0);
-    const throttledPct = periods > 0 ? (counted.reduce((t, c) => t + c.throttled, 0) / periods) * 100 : null;
+    const throttledPeriods = counted.reduce((t, c) => t + c.throttled, 0);
+    const throttledPct = periods > 0 ? (throttledPeriods / periods) * 100 : null;
     let cap = names.reduce((t, n) => t + (allowance[n]?.cores ?? machine ?? 0), 0);
     if (role === 'load tool' && machine) cap = Math.min(cap, machine);
     if (role === 'backend') cap = Math.min(cap, 1);
-    out.push({ name, role, cores: used, allowance: cap || null, pct: cap ? (used / cap) * 100 : null, throttledPct, periods });
+    out.push({ name, role, cores: used, allowance: cap || null, pct: cap ? (used / cap) * 100 : null, throttledPct, periods, throttledPeriods });
   };
   const names = Object.keys(cores);
   for (const n of names.filter((x) => isServiceContainer(x, haproxy))) add(n, 'HAProxy', [n]);
@@ -111,8 +112,6 @@ export function saturationOf({ cores, throttled = null, hostCores = null, allowa
     `${p.pct === null ? '' : ` (${Math.round(p.pct)}%`}` +
     `${p.throttledPct === null ? '' : `${p.pct === null ? ' (' : ', '}quota used up in ${Math.round(p.throttledPct)}% of ${p.periods} periods`}` +
     `${p.pct === null && p.throttledPct === null ? '' : ')'}`;
-  const haproxyParts = parts.filter((p) => p.role === 'HAProxy' && p.throttledPct !== null);
-  const haproxyPeriods = haproxyParts.reduce((t, p) => t + p.periods, 0);
   const queue = [haproxy.max_queue > 0 ? `queued ${haproxy.max_queue}` : '', haproxy.errors > 0 ? `${haproxy.errors} errors` : '']
     .filter(Boolean).join(', ');
   const waited = late && busy('HAProxy') ? ': its workers all waited on HAProxy' : '';
@@ -124,7 +123,7 @@ export function saturationOf({ cores, throttled = null, hostCores = null, allowa
     haproxy_cores: haproxyCores,
     haproxy_allowance: haproxyCap,
     haproxy_busy_pct: haproxyCores !== null && haproxyCap ? (haproxyCores / haproxyCap) * 100 : null,
-    haproxy_throttled_pct: haproxyPeriods > 0 ? haproxyParts.reduce((t, p) => t + (p.throttledPct * p.periods) / 100, 0) / haproxyPeriods * 100 : null,
+    haproxy_throttled_pct: sum('HAProxy', 'periods') > 0 ? (sum('HAProxy', 'throttledPeriods') / sum('HAProxy', 'periods')) * 100 : null,
     loadgen_cores: sum('load tool', 'cores'),
     backend_cores: sum('backend', 'cores'),
     box_busy_pct: boxPct,
