@@ -123,8 +123,12 @@ function connectionSizing(scenario, options, limitsFile) {
     perSecond, downPerSecond: scenario.connections.ramp_down_per_second ?? perSecond,
     seconds: Number(env.RAMP_UP ?? 0), down: Number(env.RAMP_DOWN ?? 0),
   } : null;
-  const sizes = p.fits ? sizeLevels(p.target, scenario.steps.map((t) => t.fraction), limits, hold, TOPOLOGY, ramp) : null;
-  return { preflight: { ...p, limits }, sizes };
+  const sizeAll = (r) => (p.fits ? sizeLevels(p.target, scenario.steps.map((t) => t.fraction), limits, hold, TOPOLOGY, r) : null);
+  // Over TLS a level opens at the scenario's TLS ramp: each connection is a
+  // full handshake, and the clients' and HAProxy's handshakes share the cores.
+  const tlsPerSecond = options.tls ? scenario.tls?.ramp_per_second : undefined;
+  const tlsSizes = ramp && tlsPerSecond ? sizeAll({ ...ramp, perSecond: tlsPerSecond }) : null;
+  return { preflight: { ...p, limits }, sizes: sizeAll(ramp), tlsSizes };
 }
 
 function plan(args) {
@@ -146,9 +150,9 @@ function plan(args) {
     return;
   }
   if (scenario.connections) {
-    const { preflight: p, sizes } = connectionSizing(scenario, options, limitsFile);
+    const { preflight: p, sizes, tlsSizes } = connectionSizing(scenario, options, limitsFile);
     if (!p.fits) throw new UsageError(refusal(p));
-    Object.assign(options, { sizes, preflight: p });
+    Object.assign(options, { sizes, tlsSizes, preflight: p });
   }
   const result = buildPlan(scenario, name, options);
   const baseline = readFileSync(join(ROOT, BASELINE), 'utf8');

@@ -34,7 +34,7 @@ export const LOAD_KEYS = ['tool', 'script', 'replicas', 'env'];
 export const QUICK_KEYS = ['env', 'compose_env', 'repeat', 'steps'];
 export const ARTICLE_KEYS = ['env', 'compose_env'];
 // "tls": offers --tls, each step again with this load environment (over TLS).
-export const TLS_KEYS = ['env'];
+export const TLS_KEYS = ['env', 'ramp_per_second'];
 export const STEP_VARIANT_KEYS = ['env', 'compose_env'];
 export const SOURCE_KEYS = ['title', 'author', 'year', 'seed', 'client'];
 export const X_KEYS = ['name', 'label'];
@@ -296,6 +296,7 @@ function checkReferences(file, s, ids) {
   checkCount(s.connections?.quick, [1, 100000000], file, 'connections quick');
   checkCount(s.connections?.ramp_per_second, [1, 1000000], file, 'connections ramp_per_second');
   checkCount(s.connections?.ramp_down_per_second, [1, 1000000], file, 'connections ramp_down_per_second');
+  checkCount(s.tls?.ramp_per_second, [1, 1000000], file, 'tls ramp_per_second');
   // What a level past the wall (--processes N below the target's) is judged by.
   const wall = s.connections?.past_the_wall;
   check(wall === undefined || (isObject(wall) && isObject(wall.expect)), file, `connections past_the_wall: expected {"expect": {...}}, found ${kindOf(wall)}`);
@@ -476,10 +477,12 @@ export function buildPlan(s, name, options) {
       const k = s.steps.indexOf(step);
       const sized = s.connections ? options.sizes?.[k] : null;
       if (s.connections && !sized) throw new Error(`${name}: connection levels need a preflight sizing`);
-      for (const variantStep of options.tls ? [step, tlsTwin(s, step)] : [step]) {
+      // A TLS twin has its own sizing when TLS ramps slower (tls.ramp_per_second).
+      const variants = options.tls ? [[step, sized], [tlsTwin(s, step), options.tlsSizes?.[k] ?? sized]] : [[step, sized]];
+      for (const [variantStep, variantSized] of variants) {
         const index = steps.length + 1;
         const dir = `steps/${String(index).padStart(2, '0')}-${variantStep.id}${repeat > 1 ? `-run${run}` : ''}`;
-        const planned = planStep(s, variantStep, sized, options, `configs/${dir.slice('steps/'.length)}.cfg`);
+        const planned = planStep(s, variantStep, variantSized, options, `configs/${dir.slice('steps/'.length)}.cfg`);
         steps.push({ index, dir, id: variantStep.id, run, ...planned });
       }
     });

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildReport, readRun } from '../report/report.mjs';
 import { buildPlan, loadScenario, parseOptions } from '../plan/scenarios.mjs';
-import { BYTES_PER_CONNECTION, BYTES_PER_TLS_CONNECTION, bytesPer } from '../plan/preflight.mjs';
+import { BYTES_PER_CONNECTION, BYTES_PER_TLS_CONNECTION, bytesPer, sizeLevels } from '../plan/preflight.mjs';
 
 const ROOT = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '../../..');
 const tmpDirs = [];
@@ -105,6 +105,22 @@ describe('connections --tls', () => {
       `level-50pct-tls ${tls} 300`, 'level-100pct http 600', `level-100pct-tls ${tls} 600`,
     ]);
     assert.equal(plan.options.tls, true);
+  });
+
+  test('a TLS twin opens at the scenario\'s TLS ramp: its own RAMP_UP and HAProxy timeouts', () => {
+    assert.equal(s.tls.ramp_per_second, 300);
+    const limits = { holder_nofile: 20000, backend_nofile: 20000, haproxy_nofile: 20000, port_range: [32768, 60999] };
+    const ramp = { seconds: 30, down: 15, perSecond: 2000, downPerSecond: 1000 };
+    const plain = sizeLevels(60000, [1], limits, 120, undefined, ramp);
+    const tls = sizeLevels(60000, [1], limits, 120, undefined, { ...ramp, perSecond: s.tls.ramp_per_second });
+    const plan = buildPlan(s, 'connections', { ...parseOptions(['--tls'], s), sizes: [plain[0], plain[0], plain[0]], tlsSizes: [tls[0], tls[0], tls[0]] });
+    const [p, t] = plan.steps.slice(4);
+    assert.deepEqual([p.id, p.load.env.RAMP_UP, t.id, t.load.env.RAMP_UP], ['level-100pct', '30', 'level-100pct-tls', '200']);
+    assert.equal(t.load.env.CONNECTIONS, p.load.env.CONNECTIONS);
+    const client = (step) => parseInt(step.haproxy.defaults['timeout client'], 10);
+    assert.equal(client(t) - client(p), 170, 'the TLS twin\'s timeouts cover its 170 s longer ramp');
+    const untouched = buildPlan(s, 'connections', { ...parseOptions(['--tls'], s), sizes: [plain[0], plain[0], plain[0]] });
+    assert.equal(untouched.steps[5].load.env.RAMP_UP, '30', 'without tlsSizes the twin keeps the level\'s sizing');
   });
 
   test('the preflight sizes TLS levels with TLS\'s bytes per connection', () => {
