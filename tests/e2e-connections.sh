@@ -70,7 +70,7 @@ test_e2e_09h_connections_quick_past_the_wall_of_one_process() {
   assert_eq "${HAPROXY_NOFILE:-$(env_value HAPROXY_NOFILE)}" "$(instance_exec haproxy sh -c 'ulimit -n')" "HAProxy's open files after the lesson"
 }
 
-# A hitless reload (USR2 to the container, as README says) reaches every
+# A hitless reload (USR2 to the container, as docs/how-it-works.md says) reaches every
 # process; the runner's own reload of one process (its master CLI's
 # "reload", as lab-state.sh reload_instance) reaches that one alone.
 test_e2e_09f_reload_reaches_every_process() {

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # End to end, the stack itself: up and healthy, scaling the backends seen by
-# HAProxy, load counted by Prometheus through both exporters, README's load
-# commands as written. Helpers and setup: tests/e2e.sh.
+# HAProxy, load counted by Prometheus through both exporters, the load
+# commands of docs/how-it-works.md as written. Helpers and setup: tests/e2e.sh.
 
 test_e2e_01_stack_up_all_healthy() {
   local start=${SECONDS} states
@@ -82,28 +82,30 @@ test_e2e_05_k6_two_replicas_counted_in_prometheus() {
     'sum(haproxy_frontend_http_requests_total{job="haproxy",proxy="fe_main"})' "${after}"
 }
 
-# readme_commands SECTION: the bash blocks of README's "## SECTION", one
+# doc_commands FILE SECTION: the bash blocks of FILE's "## SECTION", one
 # script, continuation lines kept.
-readme_commands() {
-  awk -v section="## $1" '
+doc_commands() {
+  awk -v section="## $2" '
     $0 == section { inside = 1; next }
     inside && /^## / { exit }
     inside && /^```bash$/ { block = 1; next }
     inside && /^```$/ { block = 0; next }
-    inside && block { print }' "${LAB_ROOT}/README.md"
+    inside && block { print }' "${LAB_ROOT}/$1"
 }
 
-# README's Load section, run as a user types it on Linux: without the LAB_UID
-# the scripts export (the section's first command exports it). Every file the
-# load generators write must belong to the user running the commands.
-test_e2e_05a_readme_load_commands_work_as_written() {
+# The Load section of docs/how-it-works.md, run as a user types it on Linux:
+# without the LAB_UID the scripts export (the section's first command exports
+# it). Every file the load generators write must belong to the user running
+# the commands.
+test_e2e_05a_docs_load_commands_work_as_written() {
   local script moved=() dir rc=0 listing="" others=""
   # The commands start their load with --no-deps, on a running lab.
   e2e_up
-  script=$(readme_commands Load)
-  grep -q 'export LAB_UID' <<<"${script}" || fail "README's Load section exports no LAB_UID"
+  script=$(doc_commands docs/how-it-works.md Load)
+  [[ -n "${script}" ]] || fail "docs/how-it-works.md has no bash block under '## Load'"
+  grep -q 'export LAB_UID' <<<"${script}" || fail "the Load section of docs/how-it-works.md exports no LAB_UID"
   echo "${script}"
-  # The README writes results/demo and results/demo-hold: a user's own are
+  # The section writes results/demo and results/demo-hold: a user's own are
   # moved aside for the test and put back whatever happens.
   for dir in demo demo-hold; do
     if [[ -e "${LAB_ROOT}/results/${dir}" ]]; then
@@ -117,9 +119,9 @@ test_e2e_05a_readme_load_commands_work_as_written() {
   others=$(find "${LAB_ROOT}/results/demo" "${LAB_ROOT}/results/demo-hold" ! -user "$(id -u)" 2>/dev/null | head -n 3)
   rm -rf "${LAB_ROOT}/results/demo" "${LAB_ROOT}/results/demo-hold"
   for dir in "${moved[@]}"; do mv "${LAB_ROOT}/results/${dir}.before-e2e-$$" "${LAB_ROOT}/results/${dir}"; done
-  assert_eq 0 "${rc}" "exit status of README's Load commands"
+  assert_eq 0 "${rc}" "exit status of the Load section's commands"
   assert_eq "demo-hold/holder-1.json demo-hold/holder-2.json demo/loadgen-1.json demo/loadgen-2.json demo/loadgen-3.json" \
-    "${listing}" "summaries the README's commands promise"
+    "${listing}" "summaries the Load section's commands promise"
   assert_eq "" "${others}" "files the load generators wrote that do not belong to uid $(id -u)"
 }
 

@@ -35,7 +35,7 @@ pacer_tls() {
 
 # Each certificate by its name, read back from the handshake (the client
 # verifies it with the lab's CA); curl from the host with the CA copied out
-# as README says; TLS 1.1 refused.
+# as docs/results.md says; TLS 1.1 refused.
 test_e2e_13a_tls_each_certificate_read_back_from_the_handshake() {
   local sni want summary ca
   e2e_up

@@ -30,7 +30,7 @@ export const HELD_BACKEND = 'backend-slow';
 export const MEMORY_SHARE = 0.8;
 // Bytes per held end-to-end connection (process plus kernel socket memory,
 // as the container's cgroup counts it), measured by the connections scenario
-// on the lab machine (README, "Connections on one box"); the report prints
+// on the lab machine (docs/results.md, "Connections on one box"); the report prints
 // each run's own figures.
 export const BYTES_PER_CONNECTION = { haproxy: 12000, backend: 12000, holder: 4000 };
 // What the Docker host's memory falls by per connection beyond the
@@ -41,7 +41,7 @@ export const BYTES_PER_CONNECTION = { haproxy: 12000, backend: 12000, holder: 40
 export const KERNEL_BYTES_PER_CONNECTION = 5000;
 // The same over TLS (connections --tls: HAProxy holds an OpenSSL session per
 // client connection, the holder a Node TLS socket; the backends stay plain),
-// measured the same way (README, "TLS: cost per handshake, memory per
+// measured the same way (docs/results.md, "TLS: cost per handshake, memory per
 // connection").
 export const BYTES_PER_TLS_CONNECTION = { haproxy: 41000, backend: 8200, holder: 100000 };
 // bytesPer LIMITS ROLE: the planning figure for ROLE, TLS ones when the
