@@ -1,6 +1,15 @@
 # shellcheck shell=bash
-# The knobs compose.yaml passes on: what a variable set in .env or the
-# environment becomes in the services' config. Run alone: scripts/test.sh static knobs
+# Every knob in one table (docs/knobs.md): each environment variable
+# compose.yaml, the scripts and the containers' programs read, with its
+# default, meaning and where it acts. Run alone: scripts/test.sh static knobs
+
+# Every name the code reads has a row, every row is read by something, and a
+# default the table says comes from .env or compose.yaml is the value there
+# (tests/lib/knobs.mjs; docs/knobs.md says what counts as a read). One line
+# per difference, e.g. "docs/knobs.md lacks FOO, read by compose.yaml:12 ...".
+test_static_knobs_table_matches_the_code() {
+  in_image NODE_IMAGE node tests/lib/knobs.mjs
+}
 
 # knob_stop_read_back: "SERVICE DRAIN GRACE STOP_MS" for each backend service
 # of the compose config on stdin: the SHUTDOWN_* it passes to the backend and
