@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Usage: scripts/doctor.sh [--pull]
+# Usage: scripts/doctor.sh [--pull | --before-up]
 #
-# Checks this machine before the first "docker compose up": the Docker engine
+# Checks this machine before the lab's first start: the Docker engine
 # and Compose v2 (at least the oldest version the lab supports), every image the lab uses (present, or pullable: with --pull,
 # pulled), the open files Docker can give a container (HAPROXY_NOFILE, NOFILE),
 # free host ports, the memory Docker can use against the services' limits, and
@@ -12,6 +12,12 @@
 #   warn CHECK: what was found; fix: ...     (the lab starts anyway)
 #   FAIL CHECK: what was found; fix: ...     (one concrete command or action)
 # then "N ok, N failed". Exits 1 if any check failed, 0 otherwise.
+#   --before-up  only what would stop "docker compose up" with Docker's own
+#                error (scripts/up.sh runs this first): the default services'
+#                images, open files, ports, checkout and results, not memory;
+#                nothing after a failed docker or compose check. With no
+#                image here yet, NODE_IMAGE is pulled to measure the open
+#                files (compose up would pull it anyway).
 # DOCKER=/path/to/docker runs another docker CLI (the tests' fake one).
 set -euo pipefail
 
@@ -27,13 +33,17 @@ readonly LAB_DIRS=(haproxy prometheus grafana backend loadgen netprobe)
 readonly DEFAULT_IMAGES=" HAPROXY_IMAGE NODE_IMAGE PROMETHEUS_IMAGE GRAFANA_IMAGE HAPROXY_EXPORTER_IMAGE "
 readonly NO_REGISTRY_FIX="scripts/offline-images.sh, then export COMPOSE_ENV_FILES=.env,offline.env"
 checkout_root="${LAB_ROOT}"
-pull=0 engine=0 n_ok=0 n_failed=0 n_warn=0
+pull=0 before_up=0 engine=0 n_ok=0 n_failed=0 n_warn=0
 unreachable_registries=" "
 
 usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 
 # Every docker call, common.sh's compose() too, goes to ${DOCKER}.
 docker() { command "${DOCKER}" "$@"; }
+
+# have_docker: ${DOCKER} is a program on PATH (or a path to one). Not
+# "command -v": with DOCKER=docker it finds the function above, always.
+have_docker() { type -P "${DOCKER}" >/dev/null 2>&1; }
 
 # report ok|warn|FAIL CHECK WHAT [FIX]: one line of the report.
 report() {
@@ -64,7 +74,7 @@ bounded() {
 
 check_docker() {
   local out client fix="start Docker: open Docker Desktop, or sudo systemctl start docker"
-  if ! command -v "${DOCKER}" >/dev/null 2>&1; then
+  if ! have_docker; then
     report FAIL docker "no '${DOCKER}' command" "install Docker Engine (https://docs.docker.com/engine/install/) or Docker Desktop"
     return 0
   fi
@@ -100,9 +110,15 @@ check_compose() {
   report FAIL compose "no Compose v2: 'docker compose' failed: $(first_line "${out}")${v1}" "${fix}"
 }
 
-# image_names: the lab's *_IMAGE names, then any other the env files set.
+# image_names: the lab's *_IMAGE names, then any other the env files set
+# (--before-up: those of the default services only).
 image_names() {
-  local files file
+  local files file names
+  if [[ ${before_up} -eq 1 ]]; then
+    read -r -a names <<<"${DEFAULT_IMAGES}"
+    printf '%s\n' "${names[@]}"
+    return 0
+  fi
   IFS=',' read -r -a files <<<"${COMPOSE_ENV_FILES:-.env}"
   {
     printf '%s\n' HAPROXY_IMAGE NODE_IMAGE PROMETHEUS_IMAGE GRAFANA_IMAGE K6_IMAGE HAPROXY_EXPORTER_IMAGE \
@@ -163,7 +179,7 @@ check_images() {
       report ok "${check}" "${image} $([[ ${pull} -eq 1 ]] && echo pulled || echo "not present, pullable (docker compose pulls it)")"
     elif [[ "${name}" == GRAFANA_IMAGE && "${COMPOSE_ENV_FILES:-}" == *offline.env* ]]; then
       report warn "${check}" "${image} absent, ${why}; offline.env has no Grafana stand-in" \
-        "start the lab without Grafana: docker compose up -d --wait $(lab_services | paste -sd' ' -)"
+        "scripts/up.sh starts the lab without Grafana (each scenario run still writes its chart under results/)"
     else
       fix="docker pull ${image}"
       [[ "${DEFAULT_IMAGES}" != *" ${name} "* ]] || fix="docker compose pull"
@@ -185,6 +201,11 @@ check_nofile() {
   for name in NODE_IMAGE HAPROXY_IMAGE; do
     if present "$(env_value "${name}")"; then image=$(env_value "${name}"); break; fi
   done
+  # Before the first up: the image compose would pull first, pulled now.
+  if [[ -z "${image}" && ${before_up} -eq 1 ]] \
+    && bounded "${PULL_TIMEOUT}" "${DOCKER}" pull -q "$(env_value NODE_IMAGE)" >/dev/null 2>&1; then
+    image=$(env_value NODE_IMAGE)
+  fi
   if [[ -z "${image}" ]]; then
     report warn nofile "not measured: neither NODE_IMAGE nor HAPROXY_IMAGE is present (images above)" \
       "docker compose pull, then run scripts/doctor.sh again"
@@ -298,27 +319,37 @@ check_results() {
   fi
 }
 
-main() {
-  while [[ $# -gt 0 ]]; do
-    case "$1" in
-      --pull) pull=1 ;;
-      -h|--help) usage; return 0 ;;
-      *) die "unknown option '$1': use --pull or --help" ;;
-    esac
-    shift
-  done
-  check_docker
-  if command -v "${DOCKER}" >/dev/null 2>&1; then check_compose; fi
+# check_machine: every check after docker and compose.
+check_machine() {
   if [[ ${engine} -eq 1 ]]; then
     check_images
     check_nofile
-    check_memory
+    [[ ${before_up} -eq 1 ]] || check_memory
   else
     report warn "images, nofile, memory" "not checked: no Docker engine (above)"
   fi
   check_ports
   check_checkout
   check_results
+}
+
+main() {
+  while [[ $# -gt 0 ]]; do
+    case "$1" in
+      --pull) pull=1 ;;
+      --before-up) before_up=1 ;;
+      -h|--help) usage; return 0 ;;
+      *) die "unknown option '$1': use --pull, --before-up or --help" ;;
+    esac
+    shift
+  done
+  [[ ${pull} -eq 0 || ${before_up} -eq 0 ]] || die "--pull and --before-up go alone: use one of them"
+  check_docker
+  if have_docker; then check_compose; fi
+  # Before up, a missing engine or Compose is the one thing to fix first.
+  if [[ ${before_up} -eq 0 || ${n_failed} -eq 0 ]]; then
+    check_machine
+  fi
   echo "${n_ok} ok, ${n_failed} failed$([[ ${n_warn} -eq 0 ]] || echo " (${n_warn} warning$( ((n_warn == 1)) || echo s))")"
   [[ ${n_failed} -eq 0 ]]
 }

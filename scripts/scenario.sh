@@ -5,8 +5,8 @@
 #        scripts/scenario.sh connections [--target N|max]     (preflight first)
 #        scripts/scenario.sh SCENARIO --help
 #
-# Reruns a published HAProxy experiment on the running lab (docker compose up
-# -d --wait) and prints the measured table beside the published one. For each
+# Reruns a published HAProxy experiment on the running lab (scripts/up.sh)
+# and prints the measured table beside the published one. For each
 # step: set the services' environment if the step changes it, render the
 # HAProxy config, check it (haproxy -c) inside the running container, swap it
 # in with a hitless reload, wait until HAProxy reports it, run the load (k6, or
@@ -18,6 +18,9 @@
 # are never overwritten. On the end, an error or Ctrl-C, HAProxy goes back to
 # haproxy/haproxy.cfg, services to their settings, load generators stop and
 # backends return to their scale; partial results stay, marked INCOMPLETE.
+# "list" and a scenario's name need no Docker; a scenario's --help and its
+# options are read by the engine in the lab's node image, or on this host's
+# node (20 or later) when the image is not here yet.
 # Exit: 0 done and every verdict passed, 3 a verdict failed, 130 interrupted,
 # 1-2 bad input, a refused target or a broken lab (one line on stderr).
 set -euo pipefail
@@ -30,6 +33,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "${LAB_ROOT}/scripts/lib/lab-state.sh"
 # shellcheck source=scripts/lib/step-load.sh
 source "${LAB_ROOT}/scripts/lib/step-load.sh"
+# shellcheck source=scripts/lib/scenario-files.sh
+source "${LAB_ROOT}/scripts/lib/scenario-files.sh"
 run_dir=""
 scenario=""
 scenario_args=""
@@ -76,7 +81,7 @@ require_stack() {
   running=$(compose ps --status running --format '{{.Service}}' 2>/dev/null || true)
   for service in $(lab_services); do
     grep -qx "${service}" <<<"${running}" \
-      || die "the lab is not running (no ${service}): start it with 'docker compose up -d --wait'"
+      || die "the lab is not running (no ${service}): start it with scripts/up.sh"
   done
   running=$(compose "${profile_args[@]}" ps --status running --format '{{.Service}}' 2>/dev/null || true)
   for service in ${run_load_services}; do
@@ -212,14 +217,17 @@ plan_run() {
 main() {
   case "${1:-}" in
     "" | -h | --help) usage; exit 0 ;;
-    list) require_docker; labctl list; exit ;;
+    list) list_scenarios; exit ;;
   esac
   scenario="$1"
   scenario_args="$*"
   shift
+  # Before Docker: the name (bash), then the options (labctl_reading).
+  known_scenario "${scenario}"
+  if [[ " $* " == *" --help "* || " $* " == *" -h "* ]]; then labctl_reading describe "${scenario}"; exit; fi
+  labctl_reading plan "${scenario}" --check "$@" || exit 2
   require_docker
-  if [[ " $* " == *" --help "* || " $* " == *" -h "* ]]; then labctl describe "${scenario}"; exit; fi
-  labctl plan "${scenario}" --check "$@" || exit 2
+  require_node_image
   fit_nofile
   new_run_dir
   lab_state_file=$(mktemp)
@@ -292,7 +300,8 @@ run_scenario() {
   local rc=0
   write_versions
   labctl report "${run_dir#"${LAB_ROOT}/"}" --command "scripts/scenario.sh ${scenario_args}" || rc=$?
-  log "dashboard: http://127.0.0.1:$(env_value GRAFANA_PORT)/d/haproxy-lab?from=${started_ms}&to=$(now_ms)"
+  # Without Grafana (offline: no stand-in) the run's chart.svg is the chart.
+  [[ ${grafana_ok} -eq 0 ]] || log "dashboard: http://127.0.0.1:$(env_value GRAFANA_PORT)/d/haproxy-lab?from=${started_ms}&to=$(now_ms)"
   log "results: ${run_dir#"${LAB_ROOT}/"}/ (report.md, summary.csv, summary.json, chart.svg)"
   return "${rc}"
 }

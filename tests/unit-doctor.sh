@@ -10,6 +10,7 @@
 #   FAKE_ABSENT="IMAGE ..."
 #   FAKE_NO_REGISTRY=1  FAKE_NOFILE_MAX=N (dockerd's limit)  FAKE_MEMTOTAL=BYTES
 #   FAKE_PS=JSON (compose ps of project FAKE_PS_PROJECT, default haproxy-lab)
+#   FAKE_UP=fail (compose up fails as a container that stays unhealthy does)
 # Each call is logged to DIR/calls.
 doctor_fake() {
   cat >"$1/docker" <<'FAKE'
@@ -21,14 +22,25 @@ if [[ "$1" == compose ]]; then
   case "$1" in
     version)
       case "${FAKE_COMPOSE:-v2}" in
-        v2) echo "Docker Compose version v2.29.7" ;;
-        old) echo "Docker Compose version v2.20.2" ;;
-        floor) echo "Docker Compose version 2.26.1-4" ;;
-        v1) echo "docker-compose version 1.29.2, build 5becea4c" ;;
+        v2) out="Docker Compose version v2.29.7" ;;
+        old) out="Docker Compose version v2.20.2" ;;
+        floor) out="Docker Compose version 2.26.1-4" ;;
+        v1) out="docker-compose version 1.29.2, build 5becea4c" ;;
         *) echo "docker: 'compose' is not a docker command." >&2; exit 1 ;;
-      esac ;;
+      esac
+      # --short: the version alone (common.sh compose_version reads it).
+      [[ "${2:-}" != --short ]] || out=$(sed 's/^.*version v\{0,1\}\([^ ,]*\).*/\1/' <<<"${out}")
+      echo "${out}" ;;
     ps) [[ "${COMPOSE_PROJECT_NAME:-haproxy-lab}" != "${FAKE_PS_PROJECT:-haproxy-lab}" ]] || echo "${FAKE_PS:-}" ;;
-    config) cat <<'JSON'
+    up)
+      [[ "${FAKE_UP:-}" != fail ]] || { echo "dependency failed to start: container haproxy-lab-haproxy-1 is unhealthy" >&2; exit 1; } ;;
+    config)
+      # The default services (compose.yaml's without a profile).
+      if [[ "$2" == --services ]]; then
+        printf '%s\n' certs haproxy backend-slow backend-fast prometheus grafana container-exporter haproxy-exporter
+        exit 0
+      fi
+      cat <<'JSON'
 {
   "name": "haproxy-lab",
   "networks": {
@@ -143,7 +155,8 @@ doctor_setup() {
 }
 
 # run_doctor DIR [VAR=VALUE...]: scripts/doctor.sh's main on DIR's fake docker
-# and checkout, the lab's default ports and open files, ports in BUSY busy.
+# and checkout, the lab's default ports and open files, ports in BUSY busy;
+# DOCTOR_ARGS=... its options (--before-up).
 run_doctor() {
   local dir="$1"
   shift
@@ -154,7 +167,19 @@ run_doctor() {
       source "$1"
       checkout_root="${ROOT}"
       port_busy() { [[ " ${BUSY:-} " == *" $1 "* ]]; }
-      main' _ "${LAB_ROOT}/scripts/doctor.sh"
+      main ${DOCTOR_ARGS:-}' _ "${LAB_ROOT}/scripts/doctor.sh"
+}
+
+# bare_path DIR: DIR holding links to the tools the lab's scripts use on the
+# host (bash and coreutils, sed, awk, grep, find), no docker and no node:
+# PATH=DIR is a machine without Docker (tests/unit-first-steps.sh too).
+bare_path() {
+  local tool path
+  for tool in bash env sed awk grep cut sort head tail paste find dirname id date tr wc mktemp cat rm ls timeout; do
+    # timeout: not on a Mac (the doctor's bounded does without it).
+    path=$(type -P "${tool}") || continue
+    ln -sf "${path}" "$1/${tool}"
+  done
 }
 
 # line_of CHECK OUTPUT: the report's line for CHECK ("" if none).
@@ -214,6 +239,66 @@ test_unit_doctor_compose_below_the_floor_fails_with_the_fix() {
   rm -rf "${dir}"
 }
 
+# No docker on PATH at all: the one line that says to install it (the
+# doctor's own docker function once hid a missing command: "command -v
+# docker" found the function), the rest checked without it.
+test_unit_doctor_no_docker_on_path_says_install_it() {
+  local dir out err rc=0
+  dir=$(doctor_setup)
+  mkdir "${dir}/bin"
+  bare_path "${dir}/bin"
+  out=$(run_doctor "${dir}" DOCKER=docker PATH="${dir}/bin" 2>"${dir}/stderr") || rc=$?
+  err=$(cat "${dir}/stderr")
+  echo "${out}"
+  assert_eq 1 "${rc}" "exit status with no docker on PATH"
+  assert_eq "FAIL docker: no 'docker' command; fix: install Docker Engine (https://docs.docker.com/engine/install/) or Docker Desktop" \
+    "$(line_of docker "${out}")" "docker line"
+  assert_eq "" "$(line_of compose "${out}")" "compose line (not checked without docker)"
+  assert_match '^warn images, nofile, memory: not checked' "$(line_of 'images, nofile, memory' "${out}")" "skipped checks"
+  assert_match '^[0-9]+ ok, 1 failed \(1 warning\)$' "$(tail -n 1 <<<"${out}")" "the last line"
+  assert_eq "" "${err}" "stderr (a tool missing from PATH, or docker's own error)"
+  [[ ! -e "${dir}/calls" ]] || fail "the fake docker was called: $(cat "${dir}/calls")"
+  # --before-up: that line alone, nothing after it.
+  rc=0
+  out=$(run_doctor "${dir}" DOCKER=docker PATH="${dir}/bin" DOCTOR_ARGS=--before-up) || rc=$?
+  assert_eq 1 "${rc}" "exit status with no docker on PATH, --before-up"
+  assert_eq "FAIL docker: no 'docker' command; fix: install Docker Engine (https://docs.docker.com/engine/install/) or Docker Desktop
+0 ok, 1 failed" "${out}" "the report before up"
+  rm -rf "${dir}"
+}
+
+# --before-up (scripts/up.sh): the default services' images only, no memory;
+# on a machine with no image yet, the node image pulled to measure the open
+# files (the first up's "rlimit type 7" comes before any image is here); a
+# failed docker or compose check ends the report.
+test_unit_doctor_before_up_checks_what_stops_compose_up() {
+  local dir out rc=0 node haproxy
+  dir=$(doctor_setup)
+  out=$(run_doctor "${dir}" DOCTOR_ARGS=--before-up) || rc=$?
+  echo "${out}"
+  assert_eq 0 "${rc}" "exit status when all is well"
+  assert_eq "image GRAFANA_IMAGE image HAPROXY_EXPORTER_IMAGE image HAPROXY_IMAGE image NODE_IMAGE image PROMETHEUS_IMAGE" \
+    "$(sed -n 's/^ok   \(image [A-Z_]*\):.*/\1/p' <<<"${out}" | sort | paste -sd' ' -)" "images checked"
+  assert_eq "" "$(line_of memory "${out}")" "memory line"
+  [[ -n "$(line_of nofile "${out}")" && -n "$(line_of 'port GRAFANA_PORT' "${out}")" && -n "$(line_of results "${out}")" ]] \
+    || fail "no nofile, port or results line"
+  # No image yet: the node image pulled, then the limit measured.
+  node=$(env_value NODE_IMAGE) haproxy=$(env_value HAPROXY_IMAGE)
+  rc=0
+  out=$(run_doctor "${dir}" DOCTOR_ARGS=--before-up FAKE_ABSENT="${node} ${haproxy}" FAKE_NOFILE_MAX=20000) || rc=$?
+  line_of nofile "${out}"
+  assert_eq 1 "${rc}" "exit status with no image and dockerd's limit at 20000"
+  grep -qx "pull -q ${node}" "${dir}/calls" || fail "no pull of ${node} before measuring: $(grep -E '^(pull|run)' "${dir}/calls")"
+  assert_match '^FAIL nofile: .*at most 20000 here.*; fix: export HAPROXY_NOFILE=20000 NOFILE=20000 ' "$(line_of nofile "${out}")" "nofile line"
+  # Without Compose v2: its line, then nothing.
+  rc=0
+  out=$(run_doctor "${dir}" DOCTOR_ARGS=--before-up FAKE_COMPOSE=none) || rc=$?
+  assert_eq 1 "${rc}" "exit status without compose"
+  assert_eq "ok docker|FAIL compose|1 ok, 1 failed" "$(cut -d: -f1 <<<"${out}" | tr -s ' ' | paste -sd'|' -)" \
+    "the report before up without compose"
+  rm -rf "${dir}"
+}
+
 test_unit_doctor_engine_down_fails_and_skips_what_needs_it() {
   local dir out rc=0
   dir=$(doctor_setup)
@@ -264,7 +349,7 @@ test_unit_doctor_missing_image_not_pullable_names_offline_images() {
   assert_eq 1 "${rc}" "exit status offline without the stand-ins"
   assert_match "^FAIL image HAPROXY_IMAGE: ${stand_in} not built .*; fix: scripts/offline-images.sh$" \
     "$(line_of 'image HAPROXY_IMAGE' "${out}")" "stand-in not built"
-  assert_match '^warn image GRAFANA_IMAGE: .*no Grafana stand-in; fix: start the lab without Grafana: docker compose up -d --wait haproxy' \
+  assert_match '^warn image GRAFANA_IMAGE: .*no Grafana stand-in; fix: scripts/up.sh starts the lab without Grafana \(each scenario run still writes its chart under results/\)$' \
     "$(line_of 'image GRAFANA_IMAGE' "${out}")" "offline Grafana"
   assert_match '^warn image NETPROBE_IMAGE: .*; fix: docker compose --profile tools build netprobe$' \
     "$(line_of 'image NETPROBE_IMAGE' "${out}")" "netprobe not built"
@@ -360,7 +445,8 @@ test_unit_doctor_summary_line_exit_status_and_help() {
   out=$(run_doctor "${dir}" FAKE_MEMTOTAL=$((4 * 1024 * 1024 * 1024)))
   assert_match '^[0-9]+ ok, 0 failed \(1 warning\)$' "$(tail -n 1 <<<"${out}")" "the last line with a warning"
   out=$(scripts/doctor.sh --help)
-  assert_match '^Usage: scripts/doctor.sh \[--pull\]' "${out}" "--help"
-  assert_fails_with "^doctor: unknown option '--nope': use --pull or --help$" scripts/doctor.sh --nope
+  assert_match '^Usage: scripts/doctor.sh \[--pull \| --before-up\]' "${out}" "--help"
+  assert_fails_with "^doctor: unknown option '--nope': use --pull, --before-up or --help$" scripts/doctor.sh --nope
+  assert_fails_with "^doctor: --pull and --before-up go alone: use one of them$" scripts/doctor.sh --pull --before-up
   rm -rf "${dir}"
 }

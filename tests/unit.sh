@@ -143,7 +143,7 @@ test_unit_scenario_bad_input_is_one_clear_error() {
     scripts/scenario.sh maxconn-sweep --duration ten
   assert_fails_with '^scenario: --replicas needs a whole number from 1 to 64 \(got "0"\)$' \
     scripts/scenario.sh maxconn-sweep --replicas 0
-  assert_fails_with "^scenario: the lab is not running \(no haproxy\): start it with 'docker compose up -d --wait'$" \
+  assert_fails_with "^scenario: the lab is not running \(no haproxy\): start it with scripts/up\.sh$" \
     env COMPOSE_PROJECT_NAME=haproxy-lab-absent scripts/scenario.sh maxconn-sweep --quick
   assert_fails_with '^scenario: cannot reach the Docker engine' \
     env DOCKER_HOST=unix:///nonexistent.sock scripts/scenario.sh maxconn-sweep

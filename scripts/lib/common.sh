@@ -100,6 +100,49 @@ labctl() {
     -v "${LAB_ROOT}:/lab" -w /lab "$(env_value NODE_IMAGE)" node scripts/lab/cli.mjs "$@"
 }
 
+# The oldest node on the host the engine's reading commands run on.
+readonly HOST_NODE_FLOOR=20
+
+# host_node: this host has a node at least HOST_NODE_FLOOR (not needed:
+# with one, a scenario's --help and option check need no Docker).
+host_node() {
+  local version
+  version=$(node --version 2>/dev/null) || return 1
+  version="${version#v}"
+  [[ "${version%%.*}" =~ ^[0-9]+$ ]] && ((${version%%.*} >= HOST_NODE_FLOOR))
+}
+
+# require_node_image: NODE_IMAGE on this machine (pulled if absent, as compose
+# would), else one line: what is missing and how to get it, offline too.
+require_node_image() {
+  local image out
+  image=$(env_value NODE_IMAGE)
+  docker image inspect "${image}" >/dev/null 2>&1 && return 0
+  # The offline stand-ins (offline.env) are built here, never pulled.
+  [[ "${image}" != haproxy-lab/* ]] \
+    || die "the lab's node image ${image} is not built yet (an offline stand-in): run scripts/offline-images.sh"
+  out=$(docker pull -q "${image}" 2>&1) && return 0
+  out=$(sed -n '/[^[:space:]]/{p;q;}' <<<"${out}")
+  die "the lab's node image ${image} is not on this machine and could not be pulled (${out##*: }): with no registry, run scripts/offline-images.sh, then export COMPOSE_ENV_FILES=.env,offline.env"
+}
+
+# labctl_reading ARGS...: labctl for the engine's commands that only read the
+# repository (describe, plan --check), so they answer before the lab runs:
+# in the lab's node image when it is here, else on this host's node (at least
+# HOST_NODE_FLOOR), else in the image once Docker and the image are there
+# (require_docker, require_node_image: their one line when not).
+labctl_reading() {
+  if docker image inspect "$(env_value NODE_IMAGE)" >/dev/null 2>&1; then
+    labctl "$@"
+  elif host_node; then
+    node scripts/lab/cli.mjs "$@"
+  else
+    require_docker
+    require_node_image
+    labctl "$@"
+  fi
+}
+
 # file_value FILE NAME: NAME's value in one of the run folder's NAME=value
 # files (run.env, step.env...: scripts/lab/plan/runfolder.mjs); "" if none.
 file_value() { sed -n "s/^$2=//p" "$1" | tail -n 1; }
