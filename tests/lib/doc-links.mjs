@@ -6,7 +6,11 @@
 //
 // Usage: node tests/lib/doc-links.mjs [--tracked -] FILE.md|DIR...   (from the checkout)
 // --tracked - reads `git ls-files` on stdin: a link must then name a tracked
-// file or a folder holding one (an ignored results/ folder does not count).
+// file or a folder holding one (an ignored results/ folder does not count),
+// and a run folder a file cites, results/SCENARIO/TIMESTAMP, link or not,
+// must be kept in git as docs/runs/SCENARIO/TIMESTAMP (scripts/keep-run.sh),
+// unless the citation says "(not kept)" right after it: a run made before
+// runs were kept, named for what it was, which no reader can open.
 // Prints one line per broken link (file:line: link: what is wrong) and
 // exits 1 if any, else one line with the count checked.
 
@@ -83,7 +87,19 @@ export function problem(file, target, readText = (f) => readFileSync(f, 'utf8'),
 
 function markdownFiles(arg) {
   if (!statSync(arg).isDirectory()) return [arg];
-  return readdirSync(arg, { recursive: true }).map((f) => path.join(arg, f)).filter((f) => f.endsWith('.md')).sort();
+  // A folder: its Markdown (a kept run's own report.md is the run's, not checked).
+  return readdirSync(arg, { recursive: true }).map((f) => path.join(arg, f)).filter((f) => f.endsWith('.md') && !f.includes('/runs/')).sort();
+}
+
+// RUN_CITATION: a run folder cited in any text (code spans included).
+const RUN_CITATION = /results\/([a-z0-9-]+)\/(\d{8}T\d{6}Z)\/?(`?\s*\(not kept[);])?/g;
+
+// unkeptRuns LINE EXISTS: the run folders LINE cites that are neither kept
+// under docs/runs/ nor marked "(not kept)".
+export function unkeptRuns(line, exists) {
+  return [...line.matchAll(RUN_CITATION)]
+    .filter((m) => !m[3] && !exists(`docs/runs/${m[1]}/${m[2]}`))
+    .map((m) => `results/${m[1]}/${m[2]}`);
 }
 
 // trackedPaths LIST: the tracked files and every folder above them.
@@ -110,7 +126,17 @@ function main(args) {
   let checked = 0;
   const broken = [];
   for (const file of args.flatMap(markdownFiles)) {
-    for (const { line, n } of proseLines(readFileSync(file, 'utf8'))) {
+    const text = readFileSync(file, 'utf8');
+    if (exists !== existsSync) {
+      text.split('\n').forEach((line, i) => {
+        for (const run of unkeptRuns(line, exists)) {
+          checked += 1;
+          broken.push(`${file}:${i + 1}: (${run}): cites a run not kept in git: scripts/keep-run.sh ${run}, or write "(not kept)" after it`);
+        }
+      });
+    }
+    if (!file.endsWith('.md')) continue;
+    for (const { line, n } of proseLines(text)) {
       for (const target of linksOf(line)) {
         checked += 1;
         const why = problem(file, target, undefined, exists);
