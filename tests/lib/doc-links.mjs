@@ -76,7 +76,7 @@ export function linksOf(line) {
 export function problem(file, target, readText = (f) => readFileSync(f, 'utf8'), exists = existsSync) {
   if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return null; // http:, https:, mailto:
   const [rawPath, fragment] = target.split('#', 2);
-  const linked = rawPath === '' ? file : path.normalize(path.join(path.dirname(file), decodeURIComponent(rawPath)));
+  const linked = rawPath === '' ? file : path.normalize(path.join(path.dirname(file), decodeURIComponent(rawPath))).replace(/\/$/, '');
   if (linked.startsWith('..')) return 'points outside the checkout';
   if (!exists(linked)) return `${linked} ${exists === existsSync ? 'does not exist' : 'is not tracked by git'}`;
   if (fragment === undefined || fragment === '') return null;
