@@ -58,7 +58,8 @@ test_unit_first_steps_scenario_help_and_bad_input_without_docker() {
   local dir before names bare node image
   dir=$(steps_setup)
   before=$(results_listing)
-  bare="${dir}/bin" image=$(env_value NODE_IMAGE)
+  # The official image's case reads .env alone, whichever env files the suite runs with.
+  bare="${dir}/bin" image=$(COMPOSE_ENV_FILES=.env env_value NODE_IMAGE)
   names=$(printf '%s\n' scenarios/*.json | sed 's|^scenarios/||; s|\.json$||' | LC_ALL=C sort | paste -sd, - | sed 's/,/, /g')
   assert_match '^Usage: scripts/scenario.sh list' "$(env PATH="${bare}" scripts/scenario.sh --help)" "--help"
   first_line_error 2 "scenario: unknown scenario \"nope\": try one of ${names} (or \"list\")" \
@@ -71,9 +72,9 @@ test_unit_first_steps_scenario_help_and_bad_input_without_docker() {
     env PATH="${dir}/fake:${bare}" FAKE_ENGINE=down scripts/scenario.sh maxconn-sweep --help
   # An engine, no registry: the node image cannot come; offline, a stand-in not built.
   first_line_error 1 "scenario: the lab's node image ${image} is not on this machine and could not be pulled (no such host): with no registry, run scripts/offline-images.sh, then export COMPOSE_ENV_FILES=.env,offline.env" \
-    env PATH="${dir}/fake:${bare}" FAKE_ABSENT="${image}" FAKE_NO_REGISTRY=1 scripts/scenario.sh maxconn-sweep --help
+    env PATH="${dir}/fake:${bare}" COMPOSE_ENV_FILES=.env FAKE_ABSENT="${image}" FAKE_NO_REGISTRY=1 scripts/scenario.sh maxconn-sweep --help
   first_line_error 1 "scenario: the lab's node image ${image} is not on this machine and could not be pulled (no such host): with no registry, run scripts/offline-images.sh, then export COMPOSE_ENV_FILES=.env,offline.env" \
-    env PATH="${dir}/fake:${bare}" FAKE_ABSENT="${image}" FAKE_NO_REGISTRY=1 scripts/scenario.sh maxconn-sweep --quick
+    env PATH="${dir}/fake:${bare}" COMPOSE_ENV_FILES=.env FAKE_ABSENT="${image}" FAKE_NO_REGISTRY=1 scripts/scenario.sh maxconn-sweep --quick
   image=$(COMPOSE_ENV_FILES=.env,offline.env env_value NODE_IMAGE)
   rm -f "${dir}/fake/calls"
   first_line_error 1 "scenario: the lab's node image ${image} is not built yet (an offline stand-in): run scripts/offline-images.sh" \
