@@ -483,6 +483,8 @@ export function buildPlan(s, name, options) {
         const index = steps.length + 1;
         const dir = `steps/${String(index).padStart(2, '0')}-${variantStep.id}${repeat > 1 ? `-run${run}` : ''}`;
         const planned = planStep(s, variantStep, variantSized, options, `configs/${dir.slice('steps/'.length)}.cfg`);
+        // The chart's x label tells a TLS twin from its plain level.
+        if (variantStep !== step) planned.x = `${planned.x} TLS`;
         steps.push({ index, dir, id: variantStep.id, run, ...planned });
       }
     });

@@ -105,6 +105,7 @@ describe('connections --tls', () => {
       `level-50pct-tls ${tls} 300`, 'level-100pct http 600', `level-100pct-tls ${tls} 600`,
     ]);
     assert.equal(plan.options.tls, true);
+    assert.deepEqual(plan.steps.map((p) => p.x), [60, '60 TLS', 300, '300 TLS', 600, '600 TLS']);
   });
 
   test('a TLS twin opens at the scenario\'s TLS ramp: its own RAMP_UP and HAProxy timeouts', () => {
