@@ -154,9 +154,25 @@ function timerFor(pendingTimers, res) {
   };
 }
 
+// ?until=T answers at T (ms since the epoch; at once if T has passed), however
+// long the request took to arrive: the connection holder's planned ends stay
+// its own when a connection waited in HAProxy's accept queue (?ms= would start
+// its wait only when the request arrived).
+function slowWait(cfg, query) {
+  if (query.has('until')) {
+    const now = Date.now(), raw = query.get('until');
+    const until = /^[0-9]{1,15}$/.test(raw) ? Number(raw) : NaN;
+    if (!(until <= now + cfg.maxSleepMs)) {
+      const shown = JSON.stringify(raw.length > 100 ? `${raw.slice(0, 100)}...` : raw);
+      return { error: `bad "until" query parameter ${shown}: want a time in ms since the epoch, at most ${cfg.maxSleepMs} ms from now` };
+    }
+    return { value: Math.max(0, until - now) };
+  }
+  return query.has('ms') ? intParam('query parameter', 'ms', query.get('ms'), cfg.maxSleepMs, MS) : { value: cfg.slowMs };
+}
+
 function slow(state, req, res, query) {
-  const { cfg } = state;
-  const ms = query.has('ms') ? intParam('query parameter', 'ms', query.get('ms'), cfg.maxSleepMs, MS) : { value: cfg.slowMs };
+  const ms = slowWait(state.cfg, query);
   if (ms.error) return send(state, res, 400, `${ms.error}\n`);
   timerFor(state.pendingTimers, res)(ms.value, () => send(state, res, 200, "I'm slooooow"));
 }

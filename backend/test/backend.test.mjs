@@ -98,6 +98,24 @@ test('GET /slow takes at least SLOW_MS, ?ms= overrides it', async (t) => {
   assert.equal(bad.body, 'bad "ms" query parameter "soon": want an integer number of milliseconds between 0 and 3600000\n');
 });
 
+test('GET /slow?until=T answers at T (ms since the epoch), at once when T has passed', async (t) => {
+  const { base } = await start(t, { slowMs: 5000, maxSleepMs: 60000 });
+  const due = Date.now() + 300;
+  const res = await request(base, `/slow?until=${due}`);
+  assert.equal(res.status, 200);
+  const late = Date.now() - due;
+  assert.ok(late >= -5 && late < MARGIN_MS, `answered ${late} ms after T`);
+
+  const past = await request(base, `/slow?until=${Date.now() - 10000}`);
+  assert.equal(past.status, 200);
+  assert.ok(past.ms < MARGIN_MS, `a past T took ${past.ms} ms`);
+  const far = await request(base, `/slow?until=${Date.now() + 120000}`);
+  assert.equal(far.status, 400, 'T beyond MAX_SLEEP_MS from now');
+  assert.match(far.body, /^bad "until" query parameter "[0-9]+": want a time in ms since the epoch, at most 60000 ms from now\n$/);
+  const bad = await request(base, '/slow?until=soon');
+  assert.equal(bad.body, 'bad "until" query parameter "soon": want a time in ms since the epoch, at most 60000 ms from now\n');
+});
+
 test('/ping without headers answers one pong at once', async (t) => {
   const { base } = await start(t);
   const res = await request(base, '/ping');

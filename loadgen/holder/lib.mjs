@@ -278,8 +278,11 @@ function socketListeners(run) {
     run.open++;
     run.latency[bucketOf(took)]++;
     this.setNoDelay(true);
-    const ms = Math.max(0, Math.round(plannedEnd(run, c.k) - now)); // the backend answers at the planned end
-    this.write(`GET ${cfg.path}${cfg.path.includes('?') ? '&' : '?'}ms=${ms} HTTP/1.1\r\nHost: ${cfg.hostHeader}\r\n\r\n`);
+    // The backend answers at the planned end, a time (ms since the epoch), not
+    // a wait: a connection that then waits in HAProxy's accept queue keeps its
+    // planned end (the request reaches the backend only once HAProxy accepts).
+    const until = Math.round(run.startedAt + plannedEnd(run, c.k));
+    this.write(`GET ${cfg.path}${cfg.path.includes('?') ? '&' : '?'}until=${until} HTTP/1.1\r\nHost: ${cfg.hostHeader}\r\n\r\n`);
   }
   function onData(nread, buf) {
     const c = this[CONN];

@@ -102,6 +102,15 @@ export function unkeptRuns(line, exists) {
     .map((m) => `results/${m[1]}/${m[2]}`);
 }
 
+// A run cited by its timestamp alone ("…/20261125T231108Z/"): which run, and
+// whether it is kept, cannot be told.
+const ABBREVIATED_RUN = /(?:…|\.\.\.)\/(\d{8}T\d{6}Z)/g;
+
+// abbreviatedRuns LINE: the runs LINE cites as …/TIMESTAMP.
+export function abbreviatedRuns(line) {
+  return [...line.matchAll(ABBREVIATED_RUN)].map((m) => `…/${m[1]}`);
+}
+
 // trackedPaths LIST: the tracked files and every folder above them.
 export function trackedPaths(list) {
   const paths = new Set();
@@ -132,6 +141,10 @@ function main(args) {
         for (const run of unkeptRuns(line, exists)) {
           checked += 1;
           broken.push(`${file}:${i + 1}: (${run}): cites a run not kept in git: scripts/keep-run.sh ${run}, or write "(not kept)" after it`);
+        }
+        for (const run of abbreviatedRuns(line)) {
+          checked += 1;
+          broken.push(`${file}:${i + 1}: (${run}): cites a run by its timestamp alone: write results/SCENARIO/TIMESTAMP in full`);
         }
       });
     }

@@ -368,6 +368,9 @@ export function check(root) {
   for (const [name, row] of rowOf) {
     if (!byName.has(name)) problems.push(`${DOC}:${row.line} lists ${name}, which nothing reads (no file has a read of it: see tests/lib/knobs.mjs for what counts)`);
   }
+  for (const [name, values] of Object.entries(defaults)) {
+    problems.push(`compose.yaml falls back to ${values.map((v) => `"${v}"`).join(' and ')} for ${name}: a default's one home is .env (set ${name} there; \${${name}:?set ${name} in .env})`);
+  }
   for (const row of doc.knobs) problems.push(...rowProblems(root, row, byName, env, defaults));
   for (const c of computed) {
     problems.push(`${at(c)} reads the environment by a computed name (${c.how}): tests/lib/knobs.mjs cannot tell which; add the helper to its READERS and its callers' form to jsReads`);

@@ -154,6 +154,7 @@ function measureStep(step, tool, evidence) {
     syn_retrans: client.syn_retrans ?? null,
     client_sysctl: client.client_sysctl ?? null,
     ...connectionSamples(evidence, step),
+    haproxy_held_min: heldByHaproxy(samplesOf(evidence), tool.merged),
     ...memoryPerConnection(evidence, load.client_held),
     bytes_holder: client.bytes_holder ?? null,
     haproxy_alerts: alertsOf(evidence),
@@ -246,6 +247,7 @@ function samplesOf(evidence) {
   const add = (a, b) => (a === null || b === null ? null : a + b);
   return all[0].map((x, n) => all.slice(1).reduce((acc, s) => ({
     t: acc.t,
+    at: acc.at,
     haproxy: add(acc.haproxy, s[n]?.haproxy ?? null),
     backend: add(acc.backend, s[n]?.backend ?? null),
     queue: add(acc.queue, s[n]?.queue ?? null),
@@ -283,6 +285,21 @@ const median = (xs) => {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.floor((sorted.length - 1) / 2)];
 };
+
+// heldByHaproxy SAMPLES MERGED: the fewest connections HAProxy held (every
+// instance added up) in the samples taken during the holders' common hold
+// (MERGED: the holders' merged summary; its hold_window in seconds after
+// their start); null without a holder, a hold or a sample in it. The clients
+// count a connection open once the kernel completes its handshake: one
+// waiting in HAProxy's accept queue is open to them, not yet HAProxy's.
+export function heldByHaproxy(samples, merged) {
+  const w = merged?.hold_window;
+  if (!samples || !w || !Number.isFinite(merged.started_at_ms)) return null;
+  const from = merged.started_at_ms + w.from_t * 1000, to = merged.started_at_ms + w.to_t * 1000;
+  const inHold = samples.filter((x) => x.at !== null && x.at !== undefined && x.at >= from && x.at <= to);
+  if (inHold.length === 0 || inHold.some((x) => x.haproxy === null)) return null;
+  return Math.min(...inHold.map((x) => x.haproxy));
+}
 
 // Connections on both sides of HAProxy, sampled while the load ran, and who
 // ended the sessions HAProxy logged.

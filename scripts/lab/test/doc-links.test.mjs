@@ -1,7 +1,7 @@
 // tests/lib/doc-links.mjs: GitHub's anchors, the links of a line, run citations.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { anchorsOf, linksOf, slug, unkeptRuns } from '../../../tests/lib/doc-links.mjs';
+import { abbreviatedRuns, anchorsOf, linksOf, slug, unkeptRuns } from '../../../tests/lib/doc-links.mjs';
 
 test('anchors as GitHub makes them: punctuation dropped, code and links reduced to their text, repeats numbered', () => {
   assert.equal(slug("HAProxy's own ceiling: ceiling"), 'haproxys-own-ceiling-ceiling');
@@ -21,4 +21,9 @@ test('a cited run is kept, or said not to be', () => {
   const kept = (p) => p === 'docs/runs/ceiling/20261125T192126Z';
   assert.deepEqual(unkeptRuns('→ `results/ceiling/20261125T192126Z/` and `results/oom/20261122T052059Z/`', kept), ['results/oom/20261122T052059Z']);
   assert.deepEqual(unkeptRuns('`results/oom/20261122T052059Z/` (not kept) and `results/oom/20261122T052100Z` (not kept; chart)', kept), []);
+});
+
+test('a run cited by its timestamp alone is reported, a full citation is not', () => {
+  assert.deepEqual(abbreviatedRuns('at 1,000/s (`…/20261125T231108Z/`) and (.../20261126T021826Z)'), ['…/20261125T231108Z', '…/20261126T021826Z']);
+  assert.deepEqual(abbreviatedRuns('`results/oom/20261122T052059Z/`'), []);
 });

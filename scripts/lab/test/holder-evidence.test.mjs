@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { lateP99, rampRate } from '../evidence/holder.mjs';
+import { heldByHaproxy } from '../evidence/run.mjs';
 import { LATENCY_BOUNDS } from '../../../loadgen/holder/lib.mjs';
 
 const late = (counts) => ({ late_ms: { bounds: LATENCY_BOUNDS, counts: [...counts, ...Array(LATENCY_BOUNDS.length - counts.length).fill(0)] } });
@@ -24,4 +25,23 @@ test('ramp rate: 99% of the planned connections ÷ the seconds it took to open t
   const samples = [0, 1000, 2000, 3000, 4000, 4000].map((open, t) => ({ t, open }));
   assert.equal(rampRate({ planned: 4000, samples }), 1000);
   assert.equal(rampRate({ planned: 5000, samples }), null, 'never held');
+});
+
+test('HAProxy held in the hold: the fewest it held in the samples inside the holders\' hold window, not the peak', () => {
+  // Holders started at 1,000,000 ms; they held from 10 s to 70 s after.
+  const merged = { started_at_ms: 1_000_000, hold_window: { from_t: 10, to_t: 70, min_open: 1000, max_open: 1000 } };
+  const at = (s) => 1_000_000 + s * 1000;
+  const samples = [
+    { t: 5, at: at(5), haproxy: 300 }, // the ramp: not in the hold
+    { t: 12, at: at(12), haproxy: 700 }, // the rest still in the accept queue
+    { t: 40, at: at(40), haproxy: 1000 },
+    { t: 69, at: at(69), haproxy: 1001 },
+    { t: 75, at: at(75), haproxy: 200 }, // the ramp-down
+  ];
+  assert.equal(heldByHaproxy(samples, merged), 700);
+  assert.equal(heldByHaproxy(samples.filter((x) => x.t !== 12), merged), 1000);
+  assert.equal(heldByHaproxy(samples, { ...merged, hold_window: null }), null, 'no hold');
+  assert.equal(heldByHaproxy([samples[0], samples[4]], merged), null, 'no sample in the hold');
+  assert.equal(heldByHaproxy([...samples, { t: 50, at: at(50), haproxy: null }], merged), null, 'an instance that did not answer');
+  assert.equal(heldByHaproxy(null, merged), null, 'no samples file');
 });

@@ -163,14 +163,14 @@ function fixture(files) {
 
 const ROW = (name, def, where) => `| \`${name}\` | ${def} | what it does | ${where} |`;
 const REPO = {
-  '.env': 'IMG=img:1\n',
-  'compose.yaml': 'services:\n  a:\n    image: ${IMG:?set IMG in .env}\n    mem_limit: ${MEM:-1g}\n',
+  '.env': 'IMG=img:1\nMEM=1g\n',
+  'compose.yaml': 'services:\n  a:\n    image: ${IMG:?set IMG in .env}\n    mem_limit: ${MEM:?set MEM in .env}\n',
   'scripts/run.sh': '#!/bin/bash\necho "${VERBOSE:-}"\n',
 };
 const TABLE = [
   '| Variable | Default | Meaning | Where it acts |', '|---|---|---|---|',
   ROW('IMG', '`img:1` (.env)', 'compose.yaml'),
-  ROW('MEM', '`1g` (compose.yaml)', 'compose.yaml'),
+  ROW('MEM', '`1g` (.env)', 'compose.yaml'),
   ROW('VERBOSE', 'empty', 'scripts/run.sh'),
 ];
 const doc = (rows) => `# Knobs\n\n${rows.join('\n')}\n`;
@@ -191,19 +191,25 @@ describe('check', () => {
       ['docs/knobs.md:8 lists BOGUS, which nothing reads (no file has a read of it: see tests/lib/knobs.mjs for what counts)']);
   });
 
-  test('a default that is not the one in .env or compose.yaml; a "where" that names no reader; a file that is not there', () => {
+  test('a default that is not the one in .env; a "where" that names no reader; a file that is not there', () => {
     const rows = [
       ...TABLE.slice(0, 2),
       ROW('IMG', '`img:2` (.env)', 'compose.yaml'),
-      ROW('MEM', '`2g` (compose.yaml)', 'compose.yaml'),
+      ROW('MEM', '`2g` (.env)', 'compose.yaml'),
       ROW('VERBOSE', 'empty', 'scripts/other.sh'),
     ];
     assert.deepEqual(check(fixture({ ...REPO, 'docs/knobs.md': doc(rows) })).problems, [
       'docs/knobs.md:5 (IMG): default should say `img:1` (.env), found "`img:2` (.env)"',
-      'docs/knobs.md:6 (MEM): default should say `1g` (compose.yaml), found "`2g` (compose.yaml)"',
+      'docs/knobs.md:6 (MEM): default should say `1g` (.env), found "`2g` (.env)"',
       'docs/knobs.md:7 (VERBOSE) names scripts/other.sh, which does not exist',
       'docs/knobs.md:7 (VERBOSE): "where it acts" names scripts/other.sh, none of which reads it; read by scripts/run.sh',
     ]);
+  });
+
+  test('a fallback in compose.yaml: a default with a second home', () => {
+    const compose = 'services:\n  a:\n    image: ${IMG:?set IMG in .env}\n    mem_limit: ${MEM:-1g}\n';
+    assert.deepEqual(check(fixture({ ...REPO, 'compose.yaml': compose, 'docs/knobs.md': doc(TABLE) })).problems,
+      ['compose.yaml falls back to "1g" for MEM: a default\'s one home is .env (set MEM there; ${MEM:?set MEM in .env})']);
   });
 
   test('a name listed twice', () => {

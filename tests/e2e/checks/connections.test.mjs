@@ -12,6 +12,10 @@ test('connections held per level: 60, 300, 600', () => {
   assert.deepEqual(column(s, 'client_held'), [60, 300, 600], 'connections the holders held per level');
 });
 
+test('HAProxy held every level whole through the hold, not only at its peak', () => {
+  assert.deepEqual(column(s, 'haproxy_held_min'), [60, 300, 600], `the fewest connections HAProxy held in a sample during the hold, per level (${JSON.stringify(perStep(s, 'haproxy_held_min'))})`);
+});
+
 test('no failure at any level', () => {
   assert.deepEqual(column(s, 'failed'), s.rows.map(() => 0), `failed connections per level (${JSON.stringify(perStep(s, 'failed'))})`);
 });
