@@ -77,13 +77,15 @@ export function loadConfig(env = process.env) {
 }
 
 // An integer request parameter (header or query), or a one-line 400 message.
+// A client's value as an error shows it: quoted, cut at 100 characters.
+const shown = (raw) => JSON.stringify(raw.length > 100 ? `${raw.slice(0, 100)}...` : raw);
+
 function intParam(kind, name, raw, max, unit) {
   if (raw === undefined) return { value: 0 };
   try {
     return { value: parseNonNegativeInt(name, raw, max) };
   } catch {
-    const shown = JSON.stringify(raw.length > 100 ? `${raw.slice(0, 100)}...` : raw);
-    return { error: `bad "${name}" ${kind} ${shown}: want ${unit} between 0 and ${max}` };
+    return { error: `bad "${name}" ${kind} ${shown(raw)}: want ${unit} between 0 and ${max}` };
   }
 }
 
@@ -163,8 +165,7 @@ function slowWait(cfg, query) {
     const now = Date.now(), raw = query.get('until');
     const until = /^[0-9]{1,15}$/.test(raw) ? Number(raw) : NaN;
     if (!(until <= now + cfg.maxSleepMs)) {
-      const shown = JSON.stringify(raw.length > 100 ? `${raw.slice(0, 100)}...` : raw);
-      return { error: `bad "until" query parameter ${shown}: want a time in ms since the epoch, at most ${cfg.maxSleepMs} ms from now` };
+      return { error: `bad "until" query parameter ${shown(raw)}: want a time in ms since the epoch, at most ${cfg.maxSleepMs} ms from now` };
     }
     return { value: Math.max(0, until - now) };
   }

@@ -153,8 +153,7 @@ function measureStep(step, tool, evidence) {
     ...counters,
     syn_retrans: client.syn_retrans ?? null,
     client_sysctl: client.client_sysctl ?? null,
-    ...connectionSamples(evidence, step),
-    haproxy_held_min: heldByHaproxy(samplesOf(evidence), tool.merged),
+    ...connectionSamples(evidence, step, tool.merged),
     ...memoryPerConnection(evidence, load.client_held),
     bytes_holder: client.bytes_holder ?? null,
     haproxy_alerts: alertsOf(evidence),
@@ -303,7 +302,8 @@ export function heldByHaproxy(samples, merged) {
 
 // Connections on both sides of HAProxy, sampled while the load ran, and who
 // ended the sessions HAProxy logged.
-function connectionSamples(evidence, step) {
+// HOLDERS: the holders' merged summary (HAProxy's count through their hold).
+function connectionSamples(evidence, step, holders) {
   // Plateau: the median over the second half of the load (the first half
   // ramps up), before its end (a sample at the end reads the connections
   // draining: a CI run's last sample at 12 s of 12 read 36 of ~95).
@@ -318,6 +318,7 @@ function connectionSamples(evidence, step) {
     backend_plateau: median(side(late, 'backend')),
     haproxy_conns_peak: samples ? Math.max(0, ...side(samples, 'haproxy')) : null,
     backend_conns_peak: samples ? Math.max(0, ...side(samples, 'backend')) : null,
+    haproxy_held_min: heldByHaproxy(samples, holders),
     sd_aborts: terms('SD'),
     cd_aborts: terms('CD'),
   };
