@@ -1,7 +1,7 @@
 // tuning --quick (E2E_RUN): every step ran on the listening socket it asked
 // for (fe_main's backlog 128, read back with ss), and the accept queue was
 // measured: at maxconn 2000 it fills and the kernel drops SYNs that the
-// clients retransmit; at maxconn 5000 far fewer.
+// clients retransmit; at maxconn 5000 HAProxy takes more than 2000 at once.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { column, perStep, summary, testFinished } from './lib.mjs';
@@ -31,19 +31,28 @@ test('listen overflows and client SYN retransmits at maxconn 2000', () => {
   assert.ok(found.listen_overflows > 0 && found.syn_retrans > 0, `at maxconn 2000: expected listen overflows > 0 and SYN retransmits > 0, found ${JSON.stringify(found)}`);
 });
 
-// At maxconn 5000 no client waits for a slot: a SYN that overflows the 128
-// backlog in the 1 s start burst (a busy CPU delays HAProxy's accepts) gets in
-// at its first retry, 1 s later. At maxconn 2000 the dropped clients wait until
-// slots free up, seconds later. So the clients that waited 2 s or more tell the
-// two apart, and the burst's overflows do not: five runs on this machine gave
-// maxconn 5000 0, 0, 0, 29 and 412 connects at 1 s (listen overflows 0 to 505,
-// against 742 to 1734 at maxconn 2000) and none at 2 s or more, while maxconn
-// 2000 had 279 to 371 clients at 3 s.
+// What maxconn changes is HAProxy's own: at 2000 it holds 2000 sessions at most
+// and counts maxconn reached, at 5000 it takes more than 2000 at once and never
+// reaches it. Those counters hold on any machine. How long the clients waited
+// does not: at maxconn 5000 a SYN that overflows the 128 backlog in the 1 s
+// start burst waits for its retry too, and how many overflow depends on how
+// fast a busy CPU lets HAProxy accept. Five runs here gave maxconn 5000 no
+// connect of 2 s or more; a CI run on a slower machine gave it 195 (815 at
+// 1 s) against maxconn 2000's 341. So the waits are only asserted where they
+// cannot depend on the CPU: at maxconn 2000 the clients past its 2000 slots and
+// 129 queued wait for a slot to free, seconds after their first SYN.
+test('HAProxy capped at maxconn 2000 (sessions 2000, maxconn reached), not at 5000', () => {
+  const found = (m) => ({ max_sessions: m.max_sessions, maxconn_reached: m.maxconn_reached });
+  assert.ok(m2000.max_sessions === 2000 && m2000.maxconn_reached > 0,
+    `at maxconn 2000: expected max_sessions 2000 and maxconn_reached > 0, found ${JSON.stringify(found(m2000))}`);
+  assert.ok(m5000.max_sessions > 2000 + 129 && m5000.maxconn_reached === 0,
+    `at maxconn 5000: expected max_sessions over 2129 (more than maxconn 2000 and its queue) and maxconn_reached 0, found ${JSON.stringify(found(m5000))}`);
+});
+
 const waitedAtLeast = (row, seconds) => Object.entries(row.connect_waits ?? {})
   .filter(([after]) => Number(after) >= seconds).reduce((t, [, n]) => t + n, 0);
-test('at maxconn 5000 under half as many clients wait beyond a SYN retry as at maxconn 2000', () => {
-  const found = s.rows.map((r) => [r.id, r.measured?.connect_waits]);
-  const [late2000, late5000] = [waitedAtLeast(m2000, 2), waitedAtLeast(m5000, 2)];
-  assert.ok(late2000 > 0 && late5000 * 2 < late2000,
-    `[step, connects by whole seconds waited]: expected ${s.rows[2]?.id}'s connects of 2 s or more (${late5000}) under half of ${s.rows[0]?.id}'s (${late2000}), found ${JSON.stringify(found)}`);
+test('at maxconn 2000 clients past its slots waited 2 s or more for their connect', () => {
+  const late2000 = waitedAtLeast(m2000, 2);
+  assert.ok(late2000 >= 100,
+    `${s.rows[0]?.id}'s connects of 2 s or more: expected at least 100 (of the 371 clients past 2000 slots and 129 queued), found ${late2000} (${JSON.stringify(m2000.connect_waits)})`);
 });
