@@ -226,6 +226,6 @@ describe('the scenario format\'s curves', () => {
     const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios/ceiling.json'), 'utf8'));
     s.steps[0].curve = 'nope';
     fs.writeFileSync(path.join(root, 'scenarios/bad.json'), JSON.stringify(s));
-    assert.throws(() => loadScenario(root, 'bad'), /scenarios\/bad\.json: step plain-keepalive-2000: curve "nope" is not in "curves"/);
+    assert.throws(() => loadScenario(root, 'bad'), new RegExp(`scenarios/bad\\.json: step ${s.steps[0].id}: curve "nope" is not in "curves"`));
   });
 });
