@@ -172,10 +172,21 @@ function slowWait(cfg, query) {
   return query.has('ms') ? intParam('query parameter', 'ms', query.get('ms'), cfg.maxSleepMs, MS) : { value: cfg.slowMs };
 }
 
+const SLOW_BODY = "I'm slooooow";
+
+// ?early=1 sends the status line and headers at once and the body when the
+// wait is over: a client then knows its request got through HAProxy to a
+// backend (the connection holder paces its ramp on that), long before the end.
 function slow(state, req, res, query) {
   const ms = slowWait(state.cfg, query);
   if (ms.error) return send(state, res, 400, `${ms.error}\n`);
-  timerFor(state.pendingTimers, res)(ms.value, () => send(state, res, 200, "I'm slooooow"));
+  const early = query.get('early');
+  if (early !== null && early !== '1') return send(state, res, 400, `bad "early" query parameter ${shown(early)}: want 1 (headers at once)\n`);
+  if (early === '1') {
+    res.writeHead(200, responseHeaders(state, { 'Content-Length': Buffer.byteLength(SLOW_BODY) }));
+    res.flushHeaders();
+  }
+  timerFor(state.pendingTimers, res)(ms.value, () => (early === '1' ? res.end(SLOW_BODY) : send(state, res, 200, SLOW_BODY)));
 }
 
 // The article's contract: headers at once, then "pong" after a random

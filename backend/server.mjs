@@ -4,7 +4,7 @@
 //   SERVER_TIMEOUT_MS=0 (socket inactivity; 120000 = Node's old 2-minute cut)
 //   REQUEST_TIMEOUT_MS=0 HEADERS_TIMEOUT_MS=60000 KEEPALIVE_TIMEOUT_MS=65000
 //   SHUTDOWN_DRAIN_MS=3000 SHUTDOWN_GRACE_MS=10000
-// Routes: GET /fast, GET /slow[?ms=N|?until=EPOCH_MS], GET|POST /ping (headers sleep, times),
+// Routes: GET /fast, GET /slow[?ms=N|?until=EPOCH_MS][&early=1], GET|POST /ping (headers sleep, times),
 // GET /healthz, GET /metrics (Prometheus text).
 import { createBackend, loadConfig } from './app.mjs';
 

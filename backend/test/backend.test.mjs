@@ -116,6 +116,24 @@ test('GET /slow?until=T answers at T (ms since the epoch), at once when T has pa
   assert.equal(bad.body, 'bad "until" query parameter "soon": want a time in ms since the epoch, at most 60000 ms from now\n');
 });
 
+test('GET /slow?early=1 sends the headers at once and the body at the end', async (t) => {
+  const { backend, base } = await start(t, { slowMs: 5000, maxSleepMs: 60000 });
+  const due = Date.now() + 600;
+  let headersAfter;
+  const res = await request(base, `/slow?until=${due}&early=1`, { onResponse: (r, req, ms) => (headersAfter = ms) });
+  assert.ok(headersAfter < 400, `headers came ${headersAfter} ms after the request, expected at once (the body is due at 600 ms)`);
+  assert.equal(res.status, 200);
+  assert.equal(res.body, "I'm slooooow");
+  assert.equal(res.headers['content-length'], '12');
+  const late = Date.now() - due;
+  assert.ok(late >= -5 && late < MARGIN_MS, `body ended ${late} ms after T`);
+  assert.match(backend.renderMetrics(), /^backend_requests_total\{route="slow",code="200"\} 1$/m, 'the early answer counted once, complete');
+
+  const bad = await request(base, '/slow?ms=10&early=yes');
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body, 'bad "early" query parameter "yes": want 1 (headers at once)\n');
+});
+
 test('/ping without headers answers one pong at once', async (t) => {
   const { base } = await start(t);
   const res = await request(base, '/ping');

@@ -61,6 +61,14 @@ export function loadConfig(env = process.env) {
     replicas,
     index: env.HOLDER_INDEX ? int(env, 'HOLDER_INDEX', undefined, 1, replicas) : replicas === 1 ? 1 : undefined,
     rampUp: seconds(env, 'RAMP_UP', 10), hold: seconds(env, 'HOLD', 60), rampDown: seconds(env, 'RAMP_DOWN', 10),
+    // Pacing on HAProxy: at most MAX_UNCONFIRMED connections opened whose
+    // response headers have not come back yet (0: off, the schedule alone).
+    // A connection the kernel completed may still wait in HAProxy's accept
+    // queue; its headers (HOLD_PATH with early=1 sends them at once) prove it
+    // went through. The ramp then waits for HAProxy, and every planned end
+    // moves RAMP_SLACK seconds later, so a ramp that took that much longer
+    // still has its hold.
+    maxUnconfirmed: int(env, 'MAX_UNCONFIRMED', 0, 0, MAX_CONNECTIONS), rampSlack: seconds(env, 'RAMP_SLACK', 0),
     connectTimeout: seconds(env, 'CONNECT_TIMEOUT', 10, true), grace: seconds(env, 'GRACE', 15),
     testid, summaryDir, resultsRoot: env.RESULTS_ROOT || '/results',
   };
@@ -175,6 +183,7 @@ export class ResponseParser {
 class Conn extends ResponseParser {
   socket = null;
   connected = false;
+  confirmed = false; // its response headers came back
   finished = false;
   constructor(k, openedAt) {
     super();
@@ -190,6 +199,14 @@ const readProc = (file, re) => {
 export function readNofile() {
   const m = readProc('/proc/self/limits', /^Max open files\s+(\S+)/m);
   return m ? (m[1] === 'unlimited' ? m[1] : +m[1]) : null;
+}
+
+// Where a holder's hold starts (s after its start): past its ramp-up, and
+// when paced (RAMP_DONE_MS: all confirmed, null if never) past the ramp it
+// really took, at the latest once its slack is used up.
+export function holdFrom({ rampUp, rampSlack = 0, maxUnconfirmed = 0 }, rampDoneMs) {
+  const done = maxUnconfirmed > 0 ? (rampDoneMs === null ? rampUp + rampSlack : Math.max(rampUp, rampDoneMs / 1000)) : rampUp;
+  return done + 1;
 }
 
 // Min and max of `open` over the whole seconds in [from, to].
@@ -221,7 +238,7 @@ function runState(cfg, address, { signal, log, warn }) {
   const mem0 = process.memoryUsage();
   return {
     cfg, address, signal, log, warn, n, nofile, portRange,
-    hardDeadline: (cfg.rampUp + cfg.hold + cfg.rampDown + cfg.grace) * 1000,
+    hardDeadline: (cfg.rampUp + cfg.rampSlack + cfg.hold + cfg.rampDown + cfg.grace) * 1000,
     conns: [], // conns[k] until connection k finishes
     failures: {},
     latency: LATENCY_BOUNDS.map(() => 0),
@@ -231,6 +248,9 @@ function runState(cfg, address, { signal, log, warn }) {
     t0: performance.now(), startedAt: Date.now(),
     // next: the next k to open; both timeout scans move forward, as deadlines grow with k.
     next: 0, connectScan: 0, endScan: 0, opened: 0, connected: 0, open: 0, ok: 0, failed: 0, finished: 0,
+    // unconfirmed: opened, neither confirmed nor finished; rampDone: when all
+    // were opened and none was unconfirmed any more (ms; pacing only).
+    unconfirmed: 0, confirmed: 0, rampDone: null,
     peakOpen: 0, bytes: 0, interrupted: false, lastLog: 0, timer: undefined, resolveRun: undefined,
     listeners: undefined, // socketListeners(run)
     onAbort: undefined, // the signal's 'abort' listener, removed by stop()
@@ -238,7 +258,7 @@ function runState(cfg, address, { signal, log, warn }) {
 }
 
 // When connection k's response should come, in ms after start.
-const plannedEnd = (run, k) => endAtMs(k, run.n, run.cfg.rampUp, run.cfg.hold, run.cfg.rampDown);
+const plannedEnd = (run, k) => endAtMs(k, run.n, run.cfg.rampUp, run.cfg.hold, run.cfg.rampDown) + run.cfg.rampSlack * 1000;
 
 function fail(run, reason, count = 1) {
   const { cfg, failures, warn } = run;
@@ -254,6 +274,7 @@ function fail(run, reason, count = 1) {
 function finish(run, c, reason) { // reason null = ok
   if (c.finished) return;
   c.finished = true;
+  if (!c.confirmed) run.unconfirmed--;
   run.conns[c.k] = undefined;
   run.finished++;
   if (c.connected) run.open--;
@@ -289,6 +310,11 @@ function socketListeners(run) {
     if (!c) return;
     run.bytes += nread;
     const complete = c.feed(buf, 0, nread);
+    if (!c.confirmed && c.status === 200 && c.state !== HEAD) { // its headers are in
+      c.confirmed = true;
+      run.unconfirmed--;
+      run.confirmed++;
+    }
     if (c.error) finish(run, c, c.error);
     else if (c.status > 200) finish(run, c, `status_${c.status}`); // no need to read its body
     else if (complete) finish(run, c, null);
@@ -310,6 +336,7 @@ function openOne(run, k, now) {
   const { cfg } = run;
   const c = (run.conns[k] = new Conn(k, now));
   run.opened++;
+  run.unconfirmed++;
   try {
     c.socket = cfg.tls
       ? tls.connect({ host: run.address, port: cfg.port, servername: cfg.host, ca: run.ca ?? undefined, rejectUnauthorized: run.ca !== null })
@@ -333,7 +360,7 @@ function sample(run, now, final = false) {
   } catch { // reads /proc: fails while out of file descriptors
     mem = { rss: last?.rss_bytes ?? memory.rss_start, heapUsed: memory.heap_used_at_peak_open };
   }
-  const s = { t, open: run.open, opened_total: run.opened, ok_total: run.ok, failed_total: run.failed, rss_bytes: mem.rss };
+  const s = { t, open: run.open, opened_total: run.opened, confirmed_total: run.confirmed, ok_total: run.ok, failed_total: run.failed, rss_bytes: mem.rss };
   if (last && t <= last.t) samples[samples.length - 1] = s; // the end state replaces this second's sample
   else samples.push(s);
   memory.rss_peak = Math.max(memory.rss_peak, mem.rss);
@@ -351,7 +378,11 @@ function sample(run, now, final = false) {
 function tick(run) {
   const { cfg, conns, n } = run;
   const now = performance.now() - run.t0;
-  while (run.next < n && openAtMs(run.next, n, cfg.rampUp) <= now) openOne(run, run.next++, now);
+  const paced = cfg.maxUnconfirmed > 0;
+  while (run.next < n && openAtMs(run.next, n, cfg.rampUp) <= now && (!paced || run.unconfirmed < cfg.maxUnconfirmed)) {
+    openOne(run, run.next++, now);
+  }
+  if (paced && run.rampDone === null && run.next === n && run.unconfirmed === 0) run.rampDone = now;
   for (; run.connectScan < run.next; run.connectScan++) {
     const c = conns[run.connectScan];
     if (c && !c.connected && c.openedAt + cfg.connectTimeout * 1000 > now) break;
@@ -385,7 +416,9 @@ function summaryOf(run) {
     ramp_up: cfg.rampUp, hold: cfg.hold, ramp_down: cfg.rampDown, grace: cfg.grace, connect_timeout: cfg.connectTimeout,
     opened: run.opened, connected: run.connected, ok: run.ok, failed: run.failed, failures: run.failures,
     interrupted: run.interrupted, peak_open: peakOpen,
-    hold_window: holdWindow(run.samples, cfg.rampUp + 1, cfg.rampUp + cfg.hold - 1),
+    max_unconfirmed: cfg.maxUnconfirmed, ramp_slack: cfg.rampSlack, confirmed: run.confirmed,
+    ramp_done_s: run.rampDone === null ? null : Math.round(run.rampDone) / 1000,
+    hold_window: holdWindow(run.samples, holdFrom(cfg, run.rampDone), cfg.rampUp + cfg.rampSlack + cfg.hold - 1),
     latency_ms: { bounds: LATENCY_BOUNDS, counts: run.latency }, late_ms: { bounds: LATENCY_BOUNDS, counts: run.late }, bytes_received: run.bytes, memory,
     bytes_per_connection: peakOpen > 0 ? Math.round((memory.rss_at_peak_open - memory.rss_start) / peakOpen) : null,
     nofile: run.nofile, samples: run.samples,

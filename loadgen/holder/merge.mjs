@@ -4,10 +4,10 @@
 // runs it on files (unreadable or invalid ones count as `missing`).
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { LATENCY_BOUNDS, holdWindow } from './lib.mjs';
+import { LATENCY_BOUNDS, holdFrom, holdWindow } from './lib.mjs';
 
-const SUMS = ['planned', 'opened', 'connected', 'ok', 'failed', 'bytes_received'];
-const SERIES = ['open', 'opened_total', 'ok_total', 'failed_total', 'rss_bytes'];
+const SUMS = ['planned', 'opened', 'connected', 'confirmed', 'ok', 'failed', 'bytes_received'];
+const SERIES = ['open', 'opened_total', 'confirmed_total', 'ok_total', 'failed_total', 'rss_bytes'];
 const MEMORY = ['rss_start', 'rss_peak', 'rss_at_peak_open', 'heap_used_at_peak_open'];
 
 const isSummary = (s) => s !== null && typeof s === 'object' && s.tool === 'holder' && Array.isArray(s.samples);
@@ -25,6 +25,7 @@ export function mergeSummaries(list) {
     started_at_ms: start,
     ended_at_ms: inputs.length ? Math.max(...inputs.map((s) => s.ended_at_ms)) : null,
     ramp_up: inputs[0]?.ramp_up ?? null, hold: inputs[0]?.hold ?? null, ramp_down: inputs[0]?.ramp_down ?? null,
+    ramp_slack: inputs[0]?.ramp_slack ?? 0, max_unconfirmed: inputs[0]?.max_unconfirmed ?? 0,
   };
   for (const k of SUMS) out[k] = inputs.reduce((sum, s) => sum + (s[k] ?? 0), 0);
   out.failures = {};
@@ -52,11 +53,17 @@ export function mergeSummaries(list) {
     out.samples.push(row);
   }
   out.peak_open = out.samples.reduce((max, x) => Math.max(max, x.open), 0);
-  // The common hold window: every replica past its ramp-up, none ramping down.
+  // The common hold window: every replica past its ramp-up (paced: past the
+  // ramp it really took), none ramping down.
+  const config = (s) => ({ rampUp: s.ramp_up, rampSlack: s.ramp_slack ?? 0, maxUnconfirmed: s.max_unconfirmed ?? 0 });
+  const rampDoneMs = (s) => (s.ramp_done_s === null || s.ramp_done_s === undefined ? null : s.ramp_done_s * 1000);
   out.hold_window = inputs.length
-    ? holdWindow(out.samples, Math.max(...inputs.map((s) => offset(s) + s.ramp_up + 1)),
-      Math.min(...inputs.map((s) => offset(s) + s.ramp_up + s.hold - 1)))
+    ? holdWindow(out.samples, Math.max(...inputs.map((s) => offset(s) + holdFrom(config(s), rampDoneMs(s)))),
+      Math.min(...inputs.map((s) => offset(s) + s.ramp_up + (s.ramp_slack ?? 0) + s.hold - 1)))
     : null;
+  const paced = inputs.filter((s) => (s.max_unconfirmed ?? 0) > 0);
+  out.ramp_done_s = paced.length === 0 ? null
+    : paced.some((s) => s.ramp_done_s === null) ? null : Math.max(...paced.map((s) => offset(s) + s.ramp_done_s));
 
   for (const key of ['latency_ms', 'late_ms']) {
     const counts = new Array(LATENCY_BOUNDS.length).fill(0);

@@ -92,3 +92,20 @@ test('merge.mjs: files in, merged JSON out; unreadable files count as missing', 
   assert.deepEqual([m.ok, m.inputs, m.missing, m.peak_open], [10, 2, 2, 10]);
   assert.equal(stderr, 'merge: 2 of 4 inputs missing or invalid\n');
 });
+
+test('paced holders: the common hold starts when the slowest ramp was done and ends at the first planned end with the slack', () => {
+  const paced = (index, start, done) => ({
+    ...summary(index, { start, open: [0, 5, 9, 10, 10, 10, 10, 10, 10, 10], ok: 10, rampUp: 2, hold: 4 }),
+    max_unconfirmed: 50, ramp_slack: 3, ramp_done_s: done,
+  });
+  const m = mergeSummaries([paced(1, T0, 2.5), paced(2, T0 + 1000, 3.2)]);
+  // Replica 2 started 1 s later and was done 3.2 s after its start: 4.2 s, +1 → 5.2 → from 6.
+  // Ends: ramp_up 2 + slack 3 + hold 4 - 1 = 8 s after replica 1's start.
+  assert.deepEqual([m.hold_window.from_t, m.hold_window.to_t], [6, 8]);
+  assert.equal(m.ramp_done_s, 4.2);
+  assert.deepEqual([m.ramp_slack, m.max_unconfirmed], [3, 50]);
+  // One holder never had all its connections in: no ramp end, its hold at the latest start.
+  const never = mergeSummaries([paced(1, T0, null)]);
+  assert.equal(never.ramp_done_s, null);
+  assert.equal(never.hold_window.from_t, 6); // ramp_up 2 + slack 3 + 1
+});

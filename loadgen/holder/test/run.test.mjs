@@ -63,6 +63,43 @@ test('200 connections held through ramp-up, hold and ramp-down, all ok', async (
   assert.deepEqual(Object.keys(s).slice(0, 7), ['tool', 'version', 'testid', 'index', 'replicas', 'target', 'path']);
 });
 
+// Pacing: the raw server plays HAProxy with a queue. It sends a connection's
+// headers only once released; the holder may have MAX_UNCONFIRMED waiting.
+test('paced: at most MAX_UNCONFIRMED wait for their headers, ends move RAMP_SLACK later, the hold starts when all are in', async (t) => {
+  const waiting = [];
+  let mostWaiting = 0;
+  const port = await rawServer(t, (sock, request) => {
+    waiting.push({ sock, until: +/until=([0-9]+)/.exec(request)[1] });
+    mostWaiting = Math.max(mostWaiting, waiting.length);
+  });
+  // Release two a tick: 20 connections take about a second to get in.
+  const releaser = setInterval(() => {
+    for (const w of waiting.splice(0, 2)) {
+      w.sock.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n');
+      setTimeout(() => w.sock.end('ok'), Math.max(0, w.until - Date.now()));
+    }
+  }, 100);
+  t.after(() => clearInterval(releaser));
+  const s = await runHolder(config(port, { CONNECTIONS: '20', HOLD: '2', RAMP_SLACK: '2', MAX_UNCONFIRMED: '3', HOLD_PATH: '/slow?early=1' }), quiet);
+  assert.ok(mostWaiting <= 3, `at most 3 connections waiting for their headers at once: expected, found ${mostWaiting}`);
+  assert.deepEqual([s.planned, s.ok, s.failed, s.confirmed, s.max_unconfirmed, s.ramp_slack], [20, 20, 0, 20, 3, 2]);
+  assert.ok(s.ramp_done_s >= 0.7 && s.ramp_done_s < 2.5, `ramp done: expected about 1 s (20 released 2 per 100 ms), found ${s.ramp_done_s} s`);
+  // Planned ends: RAMP_UP 0 + RAMP_SLACK 2 + HOLD 2 = 4 s; the hold from the ramp's end to then.
+  assert.deepEqual(s.hold_window, { from_t: Math.ceil(s.ramp_done_s + 1), to_t: 3, min_open: 20, max_open: 20 });
+  assert.equal(s.samples.at(-1).confirmed_total, 20);
+});
+
+test('unpaced (MAX_UNCONFIRMED 0): all open on schedule whether or not headers came', async (t) => {
+  let seen = 0;
+  const port = await rawServer(t, (sock, request) => {
+    seen++;
+    setTimeout(() => sock.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n'), Math.max(0, +/until=([0-9]+)/.exec(request)[1] - Date.now()));
+  });
+  const s = await runHolder(config(port, { CONNECTIONS: '20', HOLD: '1' }), quiet);
+  assert.deepEqual([seen, s.ok, s.confirmed, s.ramp_done_s], [20, 20, 20, null]);
+  assert.deepEqual([s.hold_window.from_t, s.hold_window.to_t], [1, 0]);
+});
+
 test('this replica opens only its share; requests are keep-alive GETs with ?until= the planned end', async (t) => {
   const requests = [];
   const port = await rawServer(t, (sock, request) => {

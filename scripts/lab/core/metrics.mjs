@@ -73,7 +73,7 @@ export const METRIC_TABLE = {
   bytes_kernel: longLived('kernel bytes/conn', 'bytes', 'the Docker host kernel\'s slab and TCP buffer pages (/proc/meminfo, /proc/net/sockstat) grew by, mid-hold against before the step, ÷ held connections; the containers\' cgroups are charged for part of it too', { count: true }),
   bytes_host: longLived('host bytes/conn (all)', 'bytes', 'the Docker host\'s MemAvailable fall, mid-hold against before the step, ÷ held connections: every process and the kernel', { count: true }),
   late_p99_ms: longLived('answers late p99 ms', 'ms', 'how late after its planned end the 99th percentile answer in time came (the holders\' histogram: the upper bound of its power-of-2 bucket)', { count: true }),
-  ramp_rate: longLived('ramp connections/s', 'connections/s', 'the holders\' open connections at 99% of the level ÷ the seconds they took to get there (their summaries\' per-second samples)', { count: true }),
+  ramp_rate: longLived('ramp connections/s', 'connections/s', 'the holders\' open connections at 99% of the level ÷ the seconds they took to get there (their summaries\' per-second samples); with holders that wait for HAProxy (MAX_UNCONFIRMED), the connections whose response headers came back through it', { count: true }),
   oom_killed: longLived('HAProxy OOM-killed', '0 or 1', 'docker\'s OOMKilled for HAProxy after the step', { count: true }),
   haproxy_requests: cpuCost('HAProxy requests', 'requests', `requests HAProxy counted (${FRONTENDS}'s req_tot)`, { count: true }),
   handshakes_full: cpuCost('full TLS handshakes', 'handshakes', `${FRONTENDS}'s ssl_sess: handshakes HAProxy did in full`, { count: true }),

@@ -55,11 +55,14 @@ export function lateP99(merged) {
 
 // rampRate MERGED: connections opened per second on the way up: 99% of the
 // planned ones ÷ the seconds from the first sample to the first that held
-// them (null when they never were).
+// them (null when they never were). Paced holders (max_unconfirmed) count
+// the connections whose headers came back through HAProxy, not the ones the
+// kernel completed: the pace HAProxy took them at.
 export function rampRate(merged) {
   const samples = merged.samples ?? [];
+  const key = merged.max_unconfirmed > 0 ? 'confirmed_total' : 'open';
   const goal = 0.99 * merged.planned;
-  const reached = samples.find((x) => x.open >= goal);
+  const reached = samples.find((x) => x[key] >= goal);
   if (!reached || samples.length === 0 || reached.t <= samples[0].t) return null;
-  return Math.round(reached.open / (reached.t - samples[0].t));
+  return Math.round(reached[key] / (reached.t - samples[0].t));
 }

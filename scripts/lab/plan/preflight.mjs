@@ -215,9 +215,11 @@ export function refusal(p) {
 // process, timeouts longer than the hold, enough server-template slots), and
 // the services' settings (compose_env): limits.processes HAProxy processes,
 // and limits.haproxy_memory when the run raised the lab's HAProxy memory.
-// RAMP {seconds, down, perSecond, downPerSecond}: the scenario's ramp-up and
+// RAMP {seconds, down, perSecond, downPerSecond, slack}: the scenario's ramp-up and
 // ramp-down, made longer for a level that would open more than perSecond
-// connections a second (RAMP_UP), or close more than downPerSecond (RAMP_DOWN).
+// connections a second (RAMP_UP), or close more than downPerSecond (RAMP_DOWN);
+// a paced ramp (the holders wait for HAProxy) may take slack times its
+// ramp-up longer, every planned end that much later (RAMP_SLACK).
 export function sizeLevels(target, fractions, limits, holdSeconds, topology = TOPOLOGY, ramp = null) {
   const holder = perReplica(limits, 'holder');
   const backend = perReplica(limits, 'backend');
@@ -236,7 +238,8 @@ export function sizeLevels(target, fractions, limits, holdSeconds, topology = TO
     // the backend through HAProxy (250,000 of them in 15 s timed out on 2
     // cores; at 2,000/s the answers came at ~1,800/s and fell behind).
     const rampDown = ramp ? Math.max(ramp.down, Math.ceil(connections / (ramp.downPerSecond ?? ramp.perSecond))) : null;
-    const longer = ramp ? rampUp - ramp.seconds + rampDown - ramp.down : 0;
+    const slack = ramp?.slack ? Math.ceil(rampUp * ramp.slack) : 0;
+    const longer = ramp ? rampUp - ramp.seconds + rampDown - ramp.down + slack : 0;
     const timeout = `${Math.ceil(holdSeconds + longer) + 60}s`;
     const replicas = Math.max(1, Math.ceil(connections / holder));
     const backends = Math.max(1, Math.ceil(connections / backend));
@@ -257,6 +260,10 @@ export function sizeLevels(target, fractions, limits, holdSeconds, topology = TO
         CONNECTIONS: String(connections), HOLDER_REPLICAS: String(replicas),
         ...(ramp && rampUp > ramp.seconds ? { RAMP_UP: String(rampUp) } : {}),
         ...(ramp && rampDown > ramp.down ? { RAMP_DOWN: String(rampDown) } : {}),
+        ...(slack > 0 ? { RAMP_SLACK: String(slack) } : {}),
+        // Past the wall the lesson is HAProxy's accept queue: clients that
+        // waited for HAProxy would stop opening at maxconn and never fill it.
+        ...(connections > wall ? { MAX_UNCONFIRMED: '0' } : {}),
       },
       compose_env: composeEnv,
       haproxy: {

@@ -25,6 +25,10 @@ test('ramp rate: 99% of the planned connections ÷ the seconds it took to open t
   const samples = [0, 1000, 2000, 3000, 4000, 4000].map((open, t) => ({ t, open }));
   assert.equal(rampRate({ planned: 4000, samples }), 1000);
   assert.equal(rampRate({ planned: 5000, samples }), null, 'never held');
+  // Paced: the kernel completed them all in 2 s, HAProxy took them through in 4 s.
+  const paced = [[0, 0], [4000, 1000], [4000, 2000], [4000, 3000], [4000, 4000]].map(([open, confirmed], t) => ({ t, open, confirmed_total: confirmed }));
+  assert.equal(rampRate({ planned: 4000, samples: paced }), 4000, 'unpaced: the open ones');
+  assert.equal(rampRate({ planned: 4000, max_unconfirmed: 100, samples: paced }), 1000, 'paced: the ones HAProxy answered the headers of');
 });
 
 test('HAProxy held in the hold: the fewest it held in the samples inside the holders\' hold window, not the peak', () => {
