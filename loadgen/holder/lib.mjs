@@ -265,6 +265,10 @@ function fail(run, reason, count = 1) {
   failures[reason] = (failures[reason] ?? 0) + count;
   run.failed += count;
   if (failures[reason] !== count) return; // explain only the first time
+  if (reason === 'ramp_behind') {
+    warn(`holder: connections not opened: their planned ends came before the ramp waiting for ${cfg.target} reached them ` +
+      '(HAProxy took connections slower than RAMP_UP + RAMP_SLACK allow; raise RAMP_SLACK or hold fewer)');
+  }
   if (reason === 'EMFILE') warn(`holder: out of file descriptors (nofile ${run.nofile}): raise the container's ulimits nofile (NOFILE in .env)`);
   if (reason === 'EADDRNOTAVAIL') {
     warn(`holder: out of local ports for ${cfg.target} from this IP (ip_local_port_range ${run.portRange}): add holder replicas or widen the range`);
@@ -380,7 +384,14 @@ function tick(run) {
   const now = performance.now() - run.t0;
   const paced = cfg.maxUnconfirmed > 0;
   while (run.next < n && openAtMs(run.next, n, cfg.rampUp) <= now && (!paced || run.unconfirmed < cfg.maxUnconfirmed)) {
-    openOne(run, run.next++, now);
+    // A paced ramp that fell this far behind: the connection's end has come
+    // before it could open, so it is not held at all (opening it anyway
+    // would only churn connections through HAProxy's accept queue).
+    if (paced && plannedEnd(run, run.next) <= now) {
+      fail(run, 'ramp_behind');
+      run.finished++;
+      run.next++;
+    } else openOne(run, run.next++, now);
   }
   if (paced && run.rampDone === null && run.next === n && run.unconfirmed === 0) run.rampDone = now;
   for (; run.connectScan < run.next; run.connectScan++) {

@@ -121,7 +121,7 @@ function connectionSizing(scenario, options, limitsFile) {
   const perSecond = scenario.connections.ramp_per_second;
   const ramp = perSecond ? {
     perSecond, downPerSecond: scenario.connections.ramp_down_per_second ?? perSecond,
-    seconds: Number(env.RAMP_UP ?? 0), down: Number(env.RAMP_DOWN ?? 0), slack: scenario.connections.ramp_slack ?? 0,
+    seconds: Number(env.RAMP_UP ?? 0), down: Number(env.RAMP_DOWN ?? 0), minPerSecond: scenario.connections.ramp_min_per_second ?? null,
   } : null;
   const sizeAll = (r) => (p.fits ? sizeLevels(p.target, scenario.steps.map((t) => t.fraction), limits, hold, TOPOLOGY, r) : null);
   // Over TLS a level opens at the scenario's TLS ramp: each connection is a

@@ -89,6 +89,20 @@ test('paced: at most MAX_UNCONFIRMED wait for their headers, ends move RAMP_SLAC
   assert.equal(s.samples.at(-1).confirmed_total, 20);
 });
 
+test('paced, and HAProxy far too slow: a connection whose planned end came before it could open is not opened (ramp_behind)', async (t) => {
+  let seen = 0;
+  // Headers only after 1.5 s: with MAX_UNCONFIRMED 1 the second connection opens at 1.5 s, past every planned end (1 s).
+  const port = await rawServer(t, (sock) => {
+    seen++;
+    setTimeout(() => sock.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n'), 1500);
+  });
+  const warnings = [];
+  const s = await runHolder(config(port, { CONNECTIONS: '5', HOLD: '1', MAX_UNCONFIRMED: '1', HOLD_PATH: '/slow?early=1' }), { ...quiet, warn: (l) => warnings.push(l) });
+  assert.equal(seen, 1, `connections that reached the server: expected 1, found ${seen}`);
+  assert.deepEqual([s.opened, s.ok, s.failed, s.failures], [1, 1, 4, { ramp_behind: 4 }]);
+  assert.equal(warnings.filter((l) => /not opened: their planned ends came before the ramp/.test(l)).length, 1, `one warning: ${JSON.stringify(warnings)}`);
+});
+
 test('unpaced (MAX_UNCONFIRMED 0): all open on schedule whether or not headers came', async (t) => {
   let seen = 0;
   const port = await rawServer(t, (sock, request) => {

@@ -215,11 +215,12 @@ export function refusal(p) {
 // process, timeouts longer than the hold, enough server-template slots), and
 // the services' settings (compose_env): limits.processes HAProxy processes,
 // and limits.haproxy_memory when the run raised the lab's HAProxy memory.
-// RAMP {seconds, down, perSecond, downPerSecond, slack}: the scenario's ramp-up and
-// ramp-down, made longer for a level that would open more than perSecond
-// connections a second (RAMP_UP), or close more than downPerSecond (RAMP_DOWN);
-// a paced ramp (the holders wait for HAProxy) may take slack times its
-// ramp-up longer, every planned end that much later (RAMP_SLACK).
+// RAMP {seconds, down, perSecond, downPerSecond, minPerSecond}: the scenario's
+// ramp-up and ramp-down, made longer for a level that would open more than
+// perSecond connections a second (RAMP_UP), or close more than downPerSecond
+// (RAMP_DOWN). A paced ramp (the holders wait for HAProxy) may go as slow as
+// minPerSecond (at most half of perSecond): every planned end moves later by
+// what that would add to the ramp-up (RAMP_SLACK).
 export function sizeLevels(target, fractions, limits, holdSeconds, topology = TOPOLOGY, ramp = null) {
   const holder = perReplica(limits, 'holder');
   const backend = perReplica(limits, 'backend');
@@ -238,7 +239,8 @@ export function sizeLevels(target, fractions, limits, holdSeconds, topology = TO
     // the backend through HAProxy (250,000 of them in 15 s timed out on 2
     // cores; at 2,000/s the answers came at ~1,800/s and fell behind).
     const rampDown = ramp ? Math.max(ramp.down, Math.ceil(connections / (ramp.downPerSecond ?? ramp.perSecond))) : null;
-    const slack = ramp?.slack ? Math.ceil(rampUp * ramp.slack) : 0;
+    const slowest = ramp?.minPerSecond ? Math.min(ramp.minPerSecond, ramp.perSecond / 2) : null;
+    const slack = slowest ? Math.max(0, Math.ceil(connections / slowest) - rampUp) : 0;
     const longer = ramp ? rampUp - ramp.seconds + rampDown - ramp.down + slack : 0;
     const timeout = `${Math.ceil(holdSeconds + longer) + 60}s`;
     const replicas = Math.max(1, Math.ceil(connections / holder));

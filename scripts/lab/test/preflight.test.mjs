@@ -166,4 +166,17 @@ test('a big level opens at ramp_per_second and closes at ramp_down_per_second; t
   assert.equal(big.haproxy.defaults['timeout client'], `${120 + (125 - 30) + (250 - 15) + 60}s`);
   const [plain] = sizeLevels(250000, [1], { ...here, processes: 27 }, 120);
   assert.equal(plain.env.RAMP_UP, undefined, 'no ramp given: the scenario\'s own');
+  assert.equal(big.env.RAMP_SLACK, undefined, 'no slowest pace given: no slack');
+});
+
+test('a paced ramp may go as slow as ramp_min_per_second: the slack keeps the hold, and the timeouts outlast it', () => {
+  const ramp = { perSecond: 2000, downPerSecond: 1000, seconds: 30, down: 15, minPerSecond: 300 };
+  const [quick, small, big] = sizeLevels(250000, [600 / 250000, 0.1, 1], { ...here, processes: 27 }, 120, TOPOLOGY, ramp);
+  assert.equal(quick.env.RAMP_SLACK, undefined, '600 open at 300/s within the 30 s ramp-up: no slack');
+  assert.equal(small.env.RAMP_SLACK, String(Math.ceil(25000 / 300) - 30));
+  assert.equal(big.env.RAMP_SLACK, String(Math.ceil(250000 / 300) - 125));
+  assert.equal(big.haproxy.defaults['timeout client'], `${120 + (125 - 30) + (250 - 15) + (834 - 125) + 60}s`);
+  // A TLS level ramps at 150/s: it may go at half that, not at the plain floor above it.
+  const [tls] = sizeLevels(12000, [1], here, 120, TOPOLOGY, { ...ramp, perSecond: 150 });
+  assert.deepEqual([tls.env.RAMP_UP, tls.env.RAMP_SLACK], ['80', String(12000 / 75 - 80)]);
 });
