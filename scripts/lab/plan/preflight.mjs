@@ -235,24 +235,25 @@ export function sizeLevels(target, fractions, limits, holdSeconds, topology = TO
     // A level opens its connections at ramp.perSecond at most: a longer
     // ramp-up than the scenario's when it has more of them.
     const rampUp = ramp ? Math.max(ramp.seconds, Math.ceil(connections / ramp.perSecond)) : null;
+    // One process: its share and the margin, up to what its open files
+    // allow. Several: each as many as its open files allow, for the kernel's
+    // hash does not spread them evenly. Past the wall (a lesson's --processes
+    // N): HAProxy holds maxconn per process, the rest of the level waits in
+    // the kernel's accept queue.
+    const most = haproxyAllows(nofile) + MAXCONN_MARGIN;
+    const wall = most * processes * containers.length;
     // And closes them at ramp.downPerSecond: each close is an answer from
     // the backend through HAProxy (250,000 of them in 15 s timed out on 2
     // cores; at 2,000/s the answers came at ~1,800/s and fell behind).
     const rampDown = ramp ? Math.max(ramp.down, Math.ceil(connections / (ramp.downPerSecond ?? ramp.perSecond))) : null;
-    const slowest = ramp?.minPerSecond ? Math.min(ramp.minPerSecond, ramp.perSecond / 2) : null;
+    // Past the wall the clients do not wait for HAProxy (below): no slack.
+    const slowest = ramp?.minPerSecond && connections <= wall ? Math.min(ramp.minPerSecond, ramp.perSecond / 2) : null;
     const slack = slowest ? Math.max(0, Math.ceil(connections / slowest) - rampUp) : 0;
     const longer = ramp ? rampUp - ramp.seconds + rampDown - ramp.down + slack : 0;
     const timeout = `${Math.ceil(holdSeconds + longer) + 60}s`;
     const replicas = Math.max(1, Math.ceil(connections / holder));
     const backends = Math.max(1, Math.ceil(connections / backend));
-    // One process: its share and the margin, up to what its open files
-    // allow. Several: each as many as its open files allow, for the kernel's
-    // hash does not spread them evenly.
-    const most = haproxyAllows(nofile) + MAXCONN_MARGIN;
     const maxconn = String(processes > 1 ? most : Math.min(most, Math.ceil(connections / containers.length) + MAXCONN_MARGIN));
-    // Past the wall (a lesson's --processes N): HAProxy holds maxconn per
-    // process, the rest of the level waits in the kernel's accept queue.
-    const wall = most * processes * containers.length;
     return {
       connections,
       ...(connections > wall ? { wall } : {}),

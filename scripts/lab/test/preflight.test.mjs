@@ -177,6 +177,8 @@ test('a paced ramp may go as slow as ramp_min_per_second: the slack keeps the ho
   assert.equal(big.env.RAMP_SLACK, String(Math.ceil(250000 / 300) - 125));
   assert.equal(big.haproxy.defaults['timeout client'], `${120 + (125 - 30) + (250 - 15) + (834 - 125) + 60}s`);
   // A TLS level ramps at 150/s: it may go at half that, not at the plain floor above it.
-  const [tls] = sizeLevels(12000, [1], here, 120, TOPOLOGY, { ...ramp, perSecond: 150 });
+  const [tls] = sizeLevels(12000, [1], { ...here, processes: 2 }, 120, TOPOLOGY, { ...ramp, perSecond: 150 });
+  // Past the wall (one process, 12,000 > what its files allow) the clients do not wait for HAProxy: no slack.
+  assert.equal(sizeLevels(12000, [1], { ...here, processes: 1 }, 120, TOPOLOGY, ramp)[0].env.RAMP_SLACK, undefined);
   assert.deepEqual([tls.env.RAMP_UP, tls.env.RAMP_SLACK], ['80', String(12000 / 75 - 80)]);
 });
