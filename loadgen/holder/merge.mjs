@@ -12,6 +12,23 @@ const MEMORY = ['rss_start', 'rss_peak', 'rss_at_peak_open', 'heap_used_at_peak_
 
 const isSummary = (s) => s !== null && typeof s === 'object' && s.tool === 'holder' && Array.isArray(s.samples);
 
+// The common hold window: every replica past its ramp-up (paced: past the
+// ramp it really took), none ramping down; and when the paced ramps were all
+// done (s after the earliest start; null if one never was).
+function commonHold(inputs, samples, offset) {
+  const config = (s) => ({ rampUp: s.ramp_up, rampSlack: s.ramp_slack ?? 0, maxUnconfirmed: s.max_unconfirmed ?? 0 });
+  const rampDoneMs = (s) => (s.ramp_done_s === null || s.ramp_done_s === undefined ? null : s.ramp_done_s * 1000);
+  const paced = inputs.filter((s) => (s.max_unconfirmed ?? 0) > 0);
+  return {
+    hold_window: inputs.length
+      ? holdWindow(samples, Math.max(...inputs.map((s) => offset(s) + holdFrom(config(s), rampDoneMs(s)))),
+        Math.min(...inputs.map((s) => offset(s) + s.ramp_up + (s.ramp_slack ?? 0) + s.hold - 1)))
+      : null,
+    ramp_done_s: paced.length === 0 || paced.some((s) => s.ramp_done_s === null) ? null
+      : Math.max(...paced.map((s) => offset(s) + s.ramp_done_s)),
+  };
+}
+
 export function mergeSummaries(list) {
   const inputs = list.filter(isSummary);
   const start = inputs.length ? Math.min(...inputs.map((s) => s.started_at_ms)) : null;
@@ -53,17 +70,7 @@ export function mergeSummaries(list) {
     out.samples.push(row);
   }
   out.peak_open = out.samples.reduce((max, x) => Math.max(max, x.open), 0);
-  // The common hold window: every replica past its ramp-up (paced: past the
-  // ramp it really took), none ramping down.
-  const config = (s) => ({ rampUp: s.ramp_up, rampSlack: s.ramp_slack ?? 0, maxUnconfirmed: s.max_unconfirmed ?? 0 });
-  const rampDoneMs = (s) => (s.ramp_done_s === null || s.ramp_done_s === undefined ? null : s.ramp_done_s * 1000);
-  out.hold_window = inputs.length
-    ? holdWindow(out.samples, Math.max(...inputs.map((s) => offset(s) + holdFrom(config(s), rampDoneMs(s)))),
-      Math.min(...inputs.map((s) => offset(s) + s.ramp_up + (s.ramp_slack ?? 0) + s.hold - 1)))
-    : null;
-  const paced = inputs.filter((s) => (s.max_unconfirmed ?? 0) > 0);
-  out.ramp_done_s = paced.length === 0 ? null
-    : paced.some((s) => s.ramp_done_s === null) ? null : Math.max(...paced.map((s) => offset(s) + s.ramp_done_s));
+  Object.assign(out, commonHold(inputs, out.samples, offset));
 
   for (const key of ['latency_ms', 'late_ms']) {
     const counts = new Array(LATENCY_BOUNDS.length).fill(0);
