@@ -242,12 +242,13 @@ export function sizeLevels(target, fractions, limits, holdSeconds, topology = TO
     // the kernel's accept queue.
     const most = haproxyAllows(nofile) + MAXCONN_MARGIN;
     const wall = most * processes * containers.length;
+    const levelPastTheWall = connections > wall;
     // And closes them at ramp.downPerSecond: each close is an answer from
     // the backend through HAProxy (250,000 of them in 15 s timed out on 2
     // cores; at 2,000/s the answers came at ~1,800/s and fell behind).
     const rampDown = ramp ? Math.max(ramp.down, Math.ceil(connections / (ramp.downPerSecond ?? ramp.perSecond))) : null;
     // Past the wall the clients do not wait for HAProxy (below): no slack.
-    const slowest = ramp?.minPerSecond && connections <= wall ? Math.min(ramp.minPerSecond, ramp.perSecond / 2) : null;
+    const slowest = ramp?.minPerSecond && !levelPastTheWall ? Math.min(ramp.minPerSecond, ramp.perSecond / 2) : null;
     const slack = slowest ? Math.max(0, Math.ceil(connections / slowest) - rampUp) : 0;
     const longer = ramp ? rampUp - ramp.seconds + rampDown - ramp.down + slack : 0;
     const timeout = `${Math.ceil(holdSeconds + longer) + 60}s`;
@@ -256,7 +257,7 @@ export function sizeLevels(target, fractions, limits, holdSeconds, topology = TO
     const maxconn = String(processes > 1 ? most : Math.min(most, Math.ceil(connections / containers.length) + MAXCONN_MARGIN));
     return {
       connections,
-      ...(connections > wall ? { wall } : {}),
+      ...(levelPastTheWall ? { wall } : {}),
       replicas,
       backends: { [held.name]: backends },
       env: {
@@ -266,7 +267,7 @@ export function sizeLevels(target, fractions, limits, holdSeconds, topology = TO
         ...(slack > 0 ? { RAMP_SLACK: String(slack) } : {}),
         // Past the wall the lesson is HAProxy's accept queue: clients that
         // waited for HAProxy would stop opening at maxconn and never fill it.
-        ...(connections > wall ? { MAX_UNCONFIRMED: '0' } : {}),
+        ...(levelPastTheWall ? { MAX_UNCONFIRMED: '0' } : {}),
       },
       compose_env: composeEnv,
       haproxy: {
