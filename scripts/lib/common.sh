@@ -734,8 +734,9 @@ container_allowance() {
 }
 
 # The most sockets in a container's table (in use and TIME_WAIT) for which
-# haproxy_sockets reads all of it.
-readonly KERNEL_TABLE_UP_TO=20000
+# SOCKETS_SH reads all of it: at 20,000 one pass lasted 4.8 s at the start of
+# a 60,000 ramp (the 2 cores busy), a gap in the per-second samples.
+readonly KERNEL_TABLE_UP_TO=5000
 
 # hex_ports PORT...: "0050|01BB" (80, 443): ports as /proc/net/tcp writes them.
 hex_ports() { printf '%04X\n' "$@" | paste -sd'|' -; }
@@ -745,75 +746,116 @@ container_processes() {
   topology_rows instance | awk -v c="$1" '{ own = $1; for (i = 2; i <= NF; i++) if ($i ~ /^container=/) own = substr($i, 11) } own == c { print $1 }'
 }
 
-# haproxy_sockets [INSTANCE [HOST]]: "NAME CLIENT SERVER QUEUE CUMREQ" for each process
-# NAME of INSTANCE's container (the first by default), in one call of its
-# probe: its CurrConns (client side) and the requests it has received so far
-# (CumReq), from its runtime API; the connections waiting in its frontends'
-# accept queues (their LISTEN sockets' rx_queue: accepted by the kernel, not
-# yet by HAProxy) from the container's /proc/net/tcp, under its first
-# process (the network namespace its processes share), 0 under the others.
-# Server side, while the container's socket table (/proc/net/sockstat: in
-# use and TIME_WAIT) has at most KERNEL_TABLE_UP_TO sockets: its established
-# connections to the backends' ports, under the first process. Past that,
-# each process's own sessions on the backends (its "show stat" scur), and
-# only the table's LISTEN lines, which come first: a walk of the whole table
-# after a 125,000 level (its TIME_WAIT sockets) and through the next one's
-# ramp-up lasted 150 s, and one begun on an empty table 66 s, as the ramp
-# grew it: a walk stops after KERNEL_TABLE_UP_TO lines. "-" for a value that
-# did not answer. The ports and backends come from the topology. HOST 1: a
-# first line "/proc/stat NS", the CPU time the whole machine (Docker's, the
-# VM on Docker Desktop) has spent busy, in ns (USER_HZ 100: Linux's on every
-# architecture Docker runs on), which no container's cgroup shows.
-haproxy_sockets() {
-  local instance="${1:-$(first_instance)}" host="${2:-0}" backends frontends proxies apis=()
-  # One awk per list, not a lookup per row: this runs every second of a
-  # load, for up to 27 processes.
+# SOCKETS_SH: bash run in an HAProxy container's probe (instance_probe) that
+# prints "NAME CLIENT SERVER QUEUE CUMREQ HITS AT_MS" for each process NAME
+# of the container: its CurrConns (client side) and the requests it has
+# received so far (CumReq), from its runtime API; the connections waiting in
+# its frontends' accept queues (their LISTEN sockets' rx_queue: accepted by
+# the kernel, not yet by HAProxy) from the container's /proc/net/tcp, under
+# its first process (the network namespace its processes share), 0 under the
+# others. Server side, while the container's socket table (/proc/net/sockstat:
+# in use and TIME_WAIT) has at most KERNEL_TABLE_UP_TO sockets: its
+# established connections to the backends' ports, under the first process.
+# Past that, each process's own sessions on the backends (its "show stat"
+# scur), and only the table's LISTEN lines, which come first: a walk of the
+# whole table after a 125,000 level (its TIME_WAIT sockets) and through the
+# next one's ramp-up lasted 150 s, and one begun on an empty table 66 s, as
+# the ramp grew it: a walk stops after KERNEL_TABLE_UP_TO lines. HITS: the 2xx
+# answers of its be_* backends so far. AT_MS: when the line was read. "-" for
+# a value that did not answer. With HOST 1, a first line "/proc/stat NS
+# AT_MS": the CPU time the whole machine (Docker's, the VM on Docker Desktop)
+# has spent busy, in ns (USER_HZ 100: Linux's on every architecture Docker
+# runs on), which no container's cgroup shows. With EVERY 0 it prints once;
+# with EVERY 1 it prints again each second until its stdin ends (the runner
+# closes it, or goes): one long-lived exec per step, not one a second (a
+# docker exec a second, with the runner's own forks, took as much of the
+# 2 cores as the load it watched, and under load the passes stretched to 25 s).
+# Each process's figures are read by bash alone; one awk a pass, for the
+# first process's socket table.
+# shellcheck disable=SC2016 # expanded by the probe's bash and awk
+readonly SOCKETS_SH='backends=$1 frontends=$2 proxies=$3 most=$4 host=$5 every=$6
+shift 6
+pass() {
+  local first=1 api address conns cumreq served sum hits line proxy scur full at now server key inuse tw header row column i
+  if ((host == 1)); then
+    read -r _ user nice system _ _ irq softirq steal _ </proc/stat
+    now=${EPOCHREALTIME/[.,]/}
+    echo "/proc/stat $(((user + nice + system + irq + softirq + steal) * 10000000)) $((now / 1000))"
+  fi
+  full=0
+  while read -r key _ inuse _ _ _ tw _; do
+    [[ ${key} != TCP: ]] || ((inuse + tw > most)) || full=1
+  done </proc/net/sockstat
+  for api in "$@"; do
+    address=${api#*=} conns=- cumreq=- served=- sum=0 hits=- column=
+    if exec 3<>"/dev/tcp/${address%:*}/${address##*:}" 2>/dev/null && echo "show info; show stat -1 2 -1" >&3; then
+      while IFS= read -r line; do
+        case ${line} in
+          "CurrConns: "*) conns=${line#CurrConns: } ;;
+          "CumReq: "*) cumreq=${line#CumReq: } ;;
+          "# pxname,"*)
+            IFS=, read -r -a header <<<"${line#\# }"
+            for i in "${!header[@]}"; do [[ ${header[i]} != hrsp_2xx ]] || column=${i}; done ;;
+          *,BACKEND,*)
+            IFS=, read -r -a row <<<"${line}"
+            proxy=${row[0]} scur=${row[4]}
+            [[ ! ${proxy} =~ ^(${proxies})$ ]] || { sum=$((sum + scur)); served=${sum}; }
+            [[ ${proxy} != be_* || -z ${column} ]] || hits=$((${hits/-/0} + ${row[column]:-0})) ;;
+        esac
+      done <&3
+      exec 3<&-
+    fi
+    now=${EPOCHREALTIME/[.,]/} at=$((now / 1000))
+    if ((first == 0)); then
+      server=${served}
+      [[ ${full} != 1 ]] || server=0
+      echo "${api%%=*} ${conns} ${server} 0 ${cumreq} ${hits} ${at}"
+      continue
+    fi
+    first=0
+    awk -v name="${api%%=*}" -v conns="${conns}" -v cumreq="${cumreq}" -v hits="${hits}" -v at="${at}" -v full="${full}" -v most="${most}" -v served="${served}" -v backends="^(${backends})\$" -v frontends="^(${frontends})\$" "
+      function hex(h,  i, v) { for (i = 1; i <= length(h); i++) v = v * 16 + index(\"0123456789ABCDEF\", substr(h, i, 1)) - 1; return v }
+      FNR == 1 { next }
+      !full && \$4 != \"0A\" { nextfile }
+      full && ++lines > most { full = 0; fell = 1; exit }
+      { split(\$2, l, \":\"); split(\$3, r, \":\"); split(\$5, q, \":\") }
+      \$4 == \"01\" && r[2] ~ backends { n++ }
+      \$4 == \"0A\" && l[2] ~ frontends { queue += hex(q[2]) }
+      END { print name, conns, full ? n + 0 : served, queue + 0, cumreq, hits, at; if (fell) exit 3 }" /proc/net/tcp /proc/net/tcp6 || full=0
+  done
+}
+while :; do
+  started=${EPOCHREALTIME/[.,]/}
+  pass "$@"
+  ((every == 1)) || exit 0
+  # The next pass a second after this one began; stdin ending ends the loop.
+  left=$((1000000 - (${EPOCHREALTIME/[.,]/} - started)))
+  ((left > 0)) || left=1000
+  printf -v wait "%d.%06d" $((left / 1000000)) $((left % 1000000))
+  IFS= read -r -t "${wait}" _ || (($? > 128)) || exit 0
+done'
+
+# sockets_args INSTANCE HOST EVERY: SOCKETS_SH's arguments for INSTANCE's
+# container (the first by default): the backends' ports and proxies and its
+# frontends' ports (from the topology), its processes' runtime APIs.
+sockets_args() {
+  local instance="$1" backends frontends proxies
+  # One awk per list, not a lookup per row.
   # shellcheck disable=SC2046 # one port per word
   backends=$(hex_ports $(topology_rows backend | awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^port=/) print substr($i, 6) }' | sort -u))
   proxies=$(topology_rows backend | awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^proxy=/) print substr($i, 7) }' | paste -sd'|' -)
   # shellcheck disable=SC2046 # one port per word
   frontends=$(hex_ports $(frontend_ports "${instance}"))
-  mapfile -t apis < <(topology_rows instance | awk -v c="${instance}" '
+  printf '%s\n' "${backends}" "${frontends}" "${proxies}" "${KERNEL_TABLE_UP_TO}" "$2" "$3"
+  topology_rows instance | awk -v c="${instance}" '
     { own = $1; api = ""; for (i = 2; i <= NF; i++) { if ($i ~ /^container=/) own = substr($i, 11); if ($i ~ /^runtime_api=/) api = substr($i, 13) } }
-    own == c { print $1 "=" api }')
-  # shellcheck disable=SC2016 # expanded by the probe's bash and awk
-  # Each process's figures are read by bash alone: forking sed and awk for
-  # each of 27 processes every second cost the machine a good part of a core.
-  probe_exec "${instance}" bash -c '
-    backends=$1 frontends=$2 proxies=$3 most=$4 host=$5 first=1
-    shift 5
-    if ((host == 1)); then
-      read -r _ user nice system _ _ irq softirq steal _ </proc/stat
-      echo "/proc/stat $(((user + nice + system + irq + softirq + steal) * 10000000))"
-    fi
-    full=$(awk -v most="${most}" "/^TCP:/ { print \$3 + \$7 <= most }" /proc/net/sockstat)
-    for api in "$@"; do
-      address=${api#*=} conns=- cumreq=- served=- sum=0
-      if exec 3<>"/dev/tcp/${address%:*}/${address##*:}" 2>/dev/null && echo "show info; show stat -1 2 -1" >&3; then
-        while IFS= read -r line; do
-          case ${line} in
-            "CurrConns: "*) conns=${line#CurrConns: } ;;
-            "CumReq: "*) cumreq=${line#CumReq: } ;;
-            *,BACKEND,*)
-              IFS=, read -r proxy _ _ _ scur _ <<<"${line}"
-              [[ ! ${proxy} =~ ^(${proxies})$ ]] || { sum=$((sum + scur)); served=${sum}; } ;;
-          esac
-        done <&3
-        exec 3<&-
-      fi
-      if ((first == 0)); then
-        echo "${api%%=*} ${conns} $([[ ${full} == 1 ]] && echo 0 || echo "${served}") 0 ${cumreq}"
-        continue
-      fi
-      first=0
-      awk -v name="${api%%=*}" -v conns="${conns}" -v cumreq="${cumreq}" -v full="${full}" -v most="${most}" -v served="${served}" -v backends="^(${backends})\$" -v frontends="^(${frontends})\$" "
-        function hex(h,  i, v) { for (i = 1; i <= length(h); i++) v = v * 16 + index(\"0123456789ABCDEF\", substr(h, i, 1)) - 1; return v }
-        FNR == 1 { next }
-        !full && \$4 != \"0A\" { nextfile }
-        full && ++lines > most { full = 0; fell = 1; exit }
-        { split(\$2, l, \":\"); split(\$3, r, \":\"); split(\$5, q, \":\") }
-        \$4 == \"01\" && r[2] ~ backends { n++ }
-        \$4 == \"0A\" && l[2] ~ frontends { queue += hex(q[2]) }
-        END { print name, conns, full ? n + 0 : served, queue + 0, cumreq; if (fell) exit 3 }" /proc/net/tcp /proc/net/tcp6 || full=0
-    done' _ "${backends}" "${frontends}" "${proxies}" "${KERNEL_TABLE_UP_TO}" "${host}" "${apis[@]}"
+    own == c { print $1 "=" api }'
+}
+
+# haproxy_sockets [INSTANCE [HOST]]: SOCKETS_SH's lines, once, for
+# INSTANCE's container (the first by default).
+haproxy_sockets() {
+  local instance="${1:-$(first_instance)}" args
+  mapfile -t args < <(sockets_args "${instance}" "${2:-0}" 0)
+  probe_exec "${instance}" bash -c "${SOCKETS_SH}" _ "${args[@]}"
 }

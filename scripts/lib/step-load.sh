@@ -86,29 +86,90 @@ step_load_env() {
   done < <(file_prefixed "$1/step.env" load)
 }
 
-# sample DIR T: one line "t haproxy_conns backend_conns accept_queue cum_req
-# at_ms" per HAProxy instance (DIR/INSTANCE-samples.txt), read one container
-# at a time (haproxy_sockets: all its processes in one call); prints the
-# client connections of them all ("-" if one did not answer), for the progress line.
-# With the first container's, the machine's busy CPU time (DIR/host-cpu.txt,
-# as container_cpu writes): what no container's cgroup counts (the kernel's
-# network work, the Docker daemon, this runner).
-sample() {
-  local container instance line total=0 at host=1
+# Each watched HAProxy container's sampler: the write end of its stdin (a
+# file descriptor: closing it ends the sampler) and its pid.
+declare -a SAMPLER_FDS=() SAMPLER_PIDS=()
+
+# start_samplers DIR STARTED_MS: for each HAProxy container, one long-lived
+# exec of SOCKETS_SH in its probe that reads every process each second;
+# distribute_samples files its lines. The first container's carries the
+# machine's busy CPU time.
+start_samplers() {
+  local container host=1 fifo fd args count
   for container in $(haproxy_containers); do
-    declare -A lines=()
-    while read -r instance line; do lines[${instance}]="${line}"; done < <(haproxy_sockets "${container}" "${host}" 2>/dev/null)
-    at=$(now_ms)
-    [[ -z "${lines[/proc/stat]:-}" ]] || echo "${at} host ${lines[/proc/stat]} ns" >>"$1/host-cpu.txt"
+    mapfile -t args < <(sockets_args "${container}" "${host}" 1)
+    count=$(container_processes "${container}" | wc -l)
+    fifo="$1/.sampler-stdin-${container}"
+    rm -f "${fifo}" && mkfifo "${fifo}"
+    (
+      close_sampler_fds
+      probe_exec "${container}" bash -c "${SOCKETS_SH}" _ "${args[@]}" <"${fifo}" 2>/dev/null \
+        | distribute_samples "$1" "${container}" "$2" "${count}"
+    ) &
+    SAMPLER_PIDS+=("$!")
+    exec {fd}>"${fifo}"
+    SAMPLER_FDS+=("${fd}")
+    rm -f "${fifo}"
     host=0
-    for instance in $(container_processes "${container}"); do
-      line="${lines[${instance}]:-- - - -}"
-      echo "$2 ${line} ${at}" >>"$1/${instance}-samples.txt"
-      if [[ "${total}" != - && "${line%% *}" =~ ^[0-9]+$ ]]; then total=$((total + ${line%% *})); else total=-; fi
-    done
-    unset lines
   done
-  echo "${total}"
+}
+
+# close_sampler_fds: in a background job, the samplers' stdin closed: each
+# sampler must end when the runner closes its own.
+close_sampler_fds() {
+  local fd
+  for fd in "${SAMPLER_FDS[@]}"; do exec {fd}>&-; done
+}
+
+# stop_samplers: closes every sampler's stdin (each ends after its pass) and
+# waits for them, 15 s at most.
+stop_samplers() {
+  local fd pid waited=0
+  for fd in "${SAMPLER_FDS[@]}"; do exec {fd}>&-; done
+  for pid in "${SAMPLER_PIDS[@]}"; do
+    while kill -0 "${pid}" 2>/dev/null && ((waited < 150)); do sleep 0.1; waited=$((waited + 1)); done
+    pkill -P "${pid}" 2>/dev/null || true
+    kill "${pid}" 2>/dev/null || true
+    wait "${pid}" 2>/dev/null || true
+  done
+  SAMPLER_FDS=() SAMPLER_PIDS=()
+}
+
+# distribute_samples DIR CONTAINER STARTED_MS PROCESSES: a sampler's lines
+# (SOCKETS_SH) to DIR/INSTANCE-samples.txt ("t haproxy_conns backend_conns
+# accept_queue cum_req at_ms", t in seconds since STARTED_MS) and
+# DIR/host-cpu.txt (as container_cpu writes); after each pass over the
+# container's PROCESSES, "CLIENT_CONNS HITS" of them all
+# (DIR/.progress-CONTAINER, "-" if one did not answer) for the progress line.
+# Bash builtins only: this runs every second.
+distribute_samples() {
+  local name client server queue cumreq hits at lines=0 total=0 hits_total=0
+  while read -r name client server queue cumreq hits at; do
+    if [[ "${name}" == /proc/stat ]]; then
+      echo "${server} host ${client} ns" >>"$1/host-cpu.txt"
+      continue
+    fi
+    echo "$(((at - $3) / 1000)) ${client} ${server} ${queue} ${cumreq} ${at}" >>"$1/${name}-samples.txt"
+    if [[ "${total}" != - && "${client}" =~ ^[0-9]+$ ]]; then total=$((total + client)); else total=-; fi
+    if [[ "${hits_total}" != - && "${hits}" =~ ^[0-9]+$ ]]; then hits_total=$((hits_total + hits)); else hits_total=-; fi
+    if ((++lines == $4)); then
+      echo "${total} ${hits_total}" >"$1/.progress-$2"
+      lines=0 total=0 hits_total=0
+    fi
+  done
+}
+
+# progress_totals DIR: "CLIENT_CONNS HITS" summed over the samplers' latest
+# passes ("-" for what one did not give yet).
+progress_totals() {
+  local container conns hits total=0 hits_total=0
+  for container in $(haproxy_containers); do
+    conns=- hits=-
+    [[ ! -f "$1/.progress-${container}" ]] || read -r conns hits <"$1/.progress-${container}" || true
+    if [[ "${total}" != - && "${conns}" =~ ^[0-9]+$ ]]; then total=$((total + conns)); else total=-; fi
+    if [[ "${hits_total}" != - && "${hits}" =~ ^[0-9]+$ ]]; then hits_total=$((hits_total + hits)); else hits_total=-; fi
+  done
+  echo "${total} ${hits_total}"
 }
 
 # idle_cpu DIR: when the step asks for it (cpu_idle_seconds), every
@@ -157,7 +218,7 @@ start_load() {
 # each instance's own view beside it.
 watch_load() {
   local started=${SECONDS} instance conns service profile seconds sample_at title hits_before profiles peak="" cpu=""
-  local hits=0 hits_at=-5 tool_ids ids LAB_TOPOLOGY_CACHE LAB_CONTAINERS
+  local hits tool_ids ids waiter LAB_TOPOLOGY_CACHE LAB_CONTAINERS
   service=$(step_value "$1" service) profile=$(step_value "$1" profile)
   seconds=$(step_value "$1" seconds) sample_at=$(step_value "$1" sample_at)
   title="$(step_value "$1" index)/$(step_value "$1" total) $(step_value "$1" label)"
@@ -173,28 +234,31 @@ watch_load() {
   mapfile -t ids < <(compose "${profiles[@]}" ps -q --no-trunc 2>/dev/null)
   [[ ${#ids[@]} -eq 0 ]] || LAB_CONTAINERS=$(docker inspect -f '{{.Id}} {{.Name}}' "${ids[@]}" 2>/dev/null | sed 's| /| |')
   mapfile -t tool_ids < <(compose --profile "${profile}" ps -q --no-trunc "${service}" 2>/dev/null)
-  while [[ ${#tool_ids[@]} -gt 0 && "$(docker inspect -f '{{.State.Running}}' "${tool_ids[@]}" 2>/dev/null)" == *true* ]]; do
-    conns=$(sample "$1" $((SECONDS - started)))
-    # The hits every 5 s: a runtime API call per process.
-    if ((SECONDS - hits_at >= 5)); then hits=$(($(hits_so_far) - hits_before)) hits_at=${SECONDS}; fi
+  # Until every replica of the load tool has ended: one docker call for the
+  # whole load, not one a second.
+  if [[ ${#tool_ids[@]} -gt 0 ]]; then docker wait "${tool_ids[@]}" >/dev/null 2>&1 & waiter=$!; else waiter=""; fi
+  [[ -z "${waiter}" ]] || start_samplers "$1" "$(now_ms)"
+  while [[ -n "${waiter}" ]] && kill -0 "${waiter}" 2>/dev/null; do
+    read -r conns hits <<<"$(progress_totals "$1")"
+    [[ "${hits}" == - ]] || hits=$((hits - hits_before))
     progress "${title}" $((seconds - (SECONDS - started))) "${conns} conns, ${hits}"
     # Every container's CPU so far, the load tool's included (its cgroup goes
     # when it ends): the rates while the load runs name what saturated. In
-    # the background, one reading at a time: docker's answers slow down under
-    # load, and the connection samples must keep their second (a tuning step's
-    # full accept queue lasts about two).
+    # the background, one reading at a time.
     if [[ -z "${cpu}" ]] || ! kill -0 "${cpu}" 2>/dev/null; then
-      container_cpu "$1/cpu-samples.txt" "${profiles[@]}" &
+      (close_sampler_fds; container_cpu "$1/cpu-samples.txt" "${profiles[@]}") &
       cpu=$!
     fi
     if [[ -z "${peak}" ]] && ((SECONDS - started >= sample_at)); then
-      # In the background: docker stats takes 2-5 s, which would leave a gap
-      # in the samples (a CI run's plateau once had two samples).
-      peak_snapshot "$1" "${profiles[@]}" &
+      # In the background: docker stats takes 2-5 s.
+      (close_sampler_fds; peak_snapshot "$1" "${profiles[@]}") &
       peak=$!
     fi
     sleep 1
   done
+  [[ -z "${waiter}" ]] || wait "${waiter}" 2>/dev/null || true
+  stop_samplers
+  rm -f "$1"/.progress-*
   [[ -z "${peak}" ]] || wait "${peak}" || true
   [[ -z "${cpu}" ]] || wait "${cpu}" || true
   LAB_PROBES=()

@@ -82,14 +82,15 @@ function firstAndLast(readings, [from, to]) {
   return out;
 }
 
-// loadRates SAMPLES TOOLSERVICE SECONDS → {NAME: cores} | null: every
-// container's CPU rate while the load ran steadily (steadyWindow), from the
-// per-second samples (cpu-samples.txt). A step's whole-time average would
-// count the idle start and the tail (waiting for the last answers) and hide
-// a component that was saturated while the load ran.
-export function loadRates(samples, isTool, seconds) {
-  const window = steadyWindow(samples, isTool, seconds);
-  if (!window) return null;
+// loadRates SAMPLES TOOLSERVICE SECONDS [WINDOW] → {NAME: cores} | null:
+// every container's CPU rate while the load ran steadily (steadyWindow), or
+// over WINDOW ([from, to] ms: a holder's ramp), from the per-second samples
+// (cpu-samples.txt). A step's whole-time average would count the idle start
+// and the tail (waiting for the last answers) and hide a component that was
+// saturated while the load ran.
+export function loadRates(samples, isTool, seconds, ramp = null) {
+  const window = ramp ?? steadyWindow(samples, isTool, seconds);
+  if (!window || !samples?.length) return null;
   const rates = {};
   for (const [name, [a, b]] of firstAndLast(samples, window)) {
     if (b.ns >= a.ns) rates[name] = (b.ns - a.ns) / 1e6 / (b.at - a.at);
@@ -113,14 +114,14 @@ export function parseThrottleReadings(text) {
   return [...byKey.values()].filter((r) => Number.isFinite(r.at) && Number.isFinite(r.periods) && Number.isFinite(r.throttled));
 }
 
-// throttledShares THROTTLE SAMPLES TOOLSERVICE SECONDS → {NAME: {periods,
-// throttled, pct}} | null: the share of each container's CFS periods, over
-// the same steady window as loadRates, in which it used up its quota. A
+// throttledShares THROTTLE SAMPLES TOOLSERVICE SECONDS [WINDOW] → {NAME:
+// {periods, throttled, pct}} | null: the share of each container's CFS
+// periods, over the same window as loadRates, in which it used up its quota. A
 // container whose work outgrows its quota is throttled in nearly every
 // period it runs; one under it, rarely. Containers with no quota count no
 // periods and are left out.
-export function throttledShares(throttle, samples, isTool, seconds) {
-  const window = steadyWindow(samples, isTool, seconds);
+export function throttledShares(throttle, samples, isTool, seconds, ramp = null) {
+  const window = ramp ?? steadyWindow(samples, isTool, seconds);
   if (!window || !throttle?.length) return null;
   const out = {};
   for (const [name, [a, b]] of firstAndLast(throttle, window)) {

@@ -53,16 +53,32 @@ export function lateP99(merged) {
   return typeof bound === 'number' ? bound : null;
 }
 
-// rampRate MERGED: connections opened per second on the way up: 99% of the
-// planned ones ÷ the seconds from the first sample to the first that held
-// them (null when they never were). Paced holders (max_unconfirmed) count
-// the connections whose headers came back through HAProxy, not the ones the
-// kernel completed: the pace HAProxy took them at.
-export function rampRate(merged) {
+// rampReached MERGED → {first, reached, key}: the merged holders' first
+// sample and the first that held 99% of the planned connections (null when
+// none did). Paced holders (max_unconfirmed) count the connections whose
+// headers came back through HAProxy, not the ones the kernel completed.
+function rampReached(merged) {
   const samples = merged.samples ?? [];
   const key = merged.max_unconfirmed > 0 ? 'confirmed_total' : 'open';
-  const goal = 0.99 * merged.planned;
-  const reached = samples.find((x) => x[key] >= goal);
+  const reached = samples.find((x) => x[key] >= 0.99 * merged.planned);
   if (!reached || samples.length === 0 || reached.t <= samples[0].t) return null;
-  return Math.round(reached[key] / (reached.t - samples[0].t));
+  return { first: samples[0], reached, key };
+}
+
+// rampRate MERGED: connections opened per second on the way up: 99% of the
+// planned ones ÷ the seconds from the first sample to the first that held
+// them (null when they never were): with paced holders, the pace HAProxy
+// took them at.
+export function rampRate(merged) {
+  const ramp = rampReached(merged);
+  return ramp ? Math.round(ramp.reached[ramp.key] / (ramp.reached.t - ramp.first.t)) : null;
+}
+
+// rampWindow MERGED → [from, to] (epoch ms): the ramp rampRate measures, for
+// the CPU each component used while the connections were opened (null when
+// the ramp never reached the level or the summaries have no start time).
+export function rampWindow(merged) {
+  const ramp = rampReached(merged);
+  if (!ramp || !Number.isFinite(merged.started_at_ms)) return null;
+  return [merged.started_at_ms + ramp.first.t * 1000, merged.started_at_ms + ramp.reached.t * 1000];
 }

@@ -10,6 +10,7 @@ import { readerOf } from './readers.mjs';
 import { readJson, readText } from './files.mjs';
 import { loadRates, parseCpuReadings, parseThrottleReadings, stepCpu, throttledShares } from './cpu.mjs';
 import { parseAllowance, saturationOf } from './saturation.mjs';
+import { rampWindow } from './holder.mjs';
 import { DEFAULT_TOOL, LOAD_TOOLS } from '../core/loadtools.mjs';
 import {
   cell, parseActivity, parseAlerts, parseCpu, parseInfo, parseMemory, parseNetstat, parseSamples, parseSs, parseStat, parseTerminations,
@@ -146,6 +147,11 @@ function measureStep(step, tool, evidence) {
   const client = tool.client ?? {};
   const counters = haproxyCounters(evidence);
   const toolService = LOAD_TOOLS[step.load?.tool ?? DEFAULT_TOOL]?.service;
+  // A holder's step: what each component used while the connections were
+  // opened (its ramp), not over the hold, when little runs.
+  const ramp = tool.merged?.tool === 'holder' ? rampWindow(tool.merged) : null;
+  const seconds = step.load?.seconds;
+  const isTool = (name) => isServiceContainer(name, [toolService]);
   return {
     ...load,
     hits_per_sec: load.seconds > 0 ? load.successful / load.seconds : 0,
@@ -162,9 +168,10 @@ function measureStep(step, tool, evidence) {
     cpu: evidence.cpu,
     ...cpuPerRequest(evidence, tool),
     ...saturationOf({
-      cores: coresWhileLoaded(evidence, toolService, step.load?.seconds),
-      throttled: throttledShares(evidence.throttle, evidence.samples, (name) => isServiceContainer(name, [toolService]), step.load?.seconds),
-      hostCores: hostWhileLoaded(evidence, toolService, step.load?.seconds),
+      cores: coresWhileLoaded(evidence, isTool, seconds, ramp),
+      throttled: throttledShares(evidence.throttle, evidence.samples, isTool, seconds, ramp),
+      hostCores: hostWhileLoaded(evidence, isTool, seconds, ramp),
+      during: ramp ? 'during the ramp' : undefined,
       allowance: evidence.allowance, topology: evidence.topology,
       toolService, offered: Number(step.load?.env?.RATE), load, haproxy: counters,
     }),
@@ -174,18 +181,18 @@ function measureStep(step, tool, evidence) {
   };
 }
 
-// Each container's cores while the load ran steadily (evidence/cpu.mjs
-// loadRates), else over the whole step.
-function coresWhileLoaded(evidence, service, seconds) {
-  const rates = loadRates(evidence.samples, (name) => isServiceContainer(name, [service]), seconds);
+// Each container's cores while the load ran steadily or over RAMP
+// (evidence/cpu.mjs loadRates), else over the whole step.
+function coresWhileLoaded(evidence, isTool, seconds, ramp) {
+  const rates = loadRates(evidence.samples, isTool, seconds, ramp);
   const whole = evidence.cpuTime ? Object.fromEntries(Object.entries(evidence.cpuTime).map(([n, c]) => [n, c.ns / 1e9 / c.seconds])) : null;
   return rates || whole ? { ...whole, ...rates } : null;
 }
 
 // The machine's busy cores over the same window (null: not sampled).
-function hostWhileLoaded(evidence, service, seconds) {
+function hostWhileLoaded(evidence, isTool, seconds, ramp) {
   if (!evidence.host?.length || !evidence.samples) return null;
-  return loadRates([...evidence.samples, ...evidence.host], (name) => isServiceContainer(name, [service]), seconds)?.host ?? null;
+  return loadRates([...evidence.samples, ...evidence.host], isTool, seconds, ramp)?.host ?? null;
 }
 
 // HAProxy's own words, each line with its instance's name when there are several.

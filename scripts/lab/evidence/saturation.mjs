@@ -78,11 +78,12 @@ export const haproxySaturated = (m) => isSaturated({ pct: m.haproxy_busy_pct ?? 
 
 // saturationOf {cores (by container, while the load ran), throttled (by
 // container, evidence/cpu.mjs throttledShares), allowance, topology,
-// toolService, offered, load, haproxy: {max_queue, errors}} → the step's
+// toolService, offered, load, haproxy: {max_queue, errors}, during (the
+// window's words)} → the step's
 // numbers (haproxy_cores, haproxy_allowance, haproxy_busy_pct,
 // haproxy_throttled_pct, loadgen_cores, backend_cores, box_busy_pct,
 // sent_pct) and {saturation: {saturated: [names], text}}.
-export function saturationOf({ cores, throttled = null, hostCores = null, allowance, topology, toolService, offered, load, haproxy = {} }) {
+export function saturationOf({ cores, throttled = null, hostCores = null, allowance, topology, toolService, offered, load, haproxy = {}, during = 'while the load ran' }) {
   const none = { haproxy_cores: null, haproxy_allowance: null, haproxy_busy_pct: null, haproxy_throttled_pct: null, loadgen_cores: null,
     backend_cores: null, box_busy_pct: null, sent_pct: null, saturation: null };
   if (!cores || !allowance) return none;
@@ -115,7 +116,7 @@ export function saturationOf({ cores, throttled = null, hostCores = null, allowa
   const queue = [haproxy.max_queue > 0 ? `queued ${haproxy.max_queue}` : '', haproxy.errors > 0 ? `${haproxy.errors} errors` : '']
     .filter(Boolean).join(', ');
   const waited = late && busy('HAProxy') ? ': its workers all waited on HAProxy' : '';
-  const text = `while the load ran: ${parts.map(describe).join('; ')}; all containers ${round(all)} of ${machine ?? '?'} cores` +
+  const text = `${during}: ${parts.map(describe).join('; ')}; all containers ${round(all)} of ${machine ?? '?'} cores` +
     `${hostCores === null ? '' : `; the whole machine ${round(hostCores)} of ${machine ?? '?'} cores (/proc/stat)`}` +
     `${sentPct === null ? '' : `; ${toolService} sent ${Math.round(sentPct)}% of the offered rate${load.dropped > 0 ? ` (${load.dropped} dropped${waited})` : ''}`}` +
     `${queue ? `; HAProxy ${queue}` : ''}`;

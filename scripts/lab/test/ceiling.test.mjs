@@ -49,6 +49,11 @@ describe('CPU while the load ran', () => {
     assert.ok(Math.abs(rates['lab-haproxy-1'] - 0.2) < 1e-9, `expected 0.2 cores, found ${rates['lab-haproxy-1']}`);
     assert.ok(Math.abs(rates['lab-vegeta-1'] - 0.5) < 1e-9);
   });
+  test('over a window given (a holder\'s ramp): the rates inside it', () => {
+    const rates = loadRates(samples, () => false, 8, [1000, 3000]);
+    assert.ok(Math.abs(rates['lab-haproxy-1'] - 0) < 1e-9, `idle in the first 2 s: expected 0 cores, found ${rates['lab-haproxy-1']}`);
+    assert.equal(loadRates(null, () => false, 8, [1000, 3000]), null, 'no samples: no rates');
+  });
   test('no load tool sample: no rates (the whole step stands)', () => {
     assert.equal(loadRates(samples, () => false, 8), null);
   });

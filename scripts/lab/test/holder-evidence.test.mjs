@@ -2,7 +2,7 @@
 // its answers in time came (evidence/holder.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { lateP99, rampRate } from '../evidence/holder.mjs';
+import { lateP99, rampRate, rampWindow } from '../evidence/holder.mjs';
 import { heldByHaproxy } from '../evidence/run.mjs';
 import { LATENCY_BOUNDS } from '../../../loadgen/holder/lib.mjs';
 
@@ -29,6 +29,13 @@ test('ramp rate: 99% of the planned connections ÷ the seconds it took to open t
   const paced = [[0, 0], [4000, 1000], [4000, 2000], [4000, 3000], [4000, 4000]].map(([open, confirmed], t) => ({ t, open, confirmed_total: confirmed }));
   assert.equal(rampRate({ planned: 4000, samples: paced }), 4000, 'unpaced: the open ones');
   assert.equal(rampRate({ planned: 4000, max_unconfirmed: 100, samples: paced }), 1000, 'paced: the ones HAProxy answered the headers of');
+});
+
+test('ramp window: from the first sample to the one that held 99%, in epoch ms, for the CPU used while opening', () => {
+  const samples = [0, 1000, 2000, 3000, 4000, 4000].map((open, t) => ({ t: t + 1, open }));
+  assert.deepEqual(rampWindow({ planned: 4000, started_at_ms: 50_000, samples }), [51_000, 55_000]);
+  assert.equal(rampWindow({ planned: 5000, started_at_ms: 50_000, samples }), null, 'never held: no ramp');
+  assert.equal(rampWindow({ planned: 4000, started_at_ms: null, samples }), null, 'no start time');
 });
 
 test('HAProxy held in the hold: the fewest it held in the samples inside the holders\' hold window, not the peak', () => {

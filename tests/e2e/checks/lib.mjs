@@ -3,7 +3,7 @@
 // their inputs in the environment (tests/e2e.sh, e2e_check).
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // env NAME: a required input of the check.
@@ -33,6 +33,13 @@ export function testFinished(s, { verdicts = false } = {}) {
     assert.equal(s.incomplete, null, `summary.json's incomplete: expected null, found ${JSON.stringify(s.incomplete)}`);
     assert.deepEqual(s.rows.filter((r) => !r.measured).map((r) => r.id), [], 'steps without data: expected none');
   });
+  test(`${s.scenario}: HAProxy was sampled every second while the load ran`, () => {
+    const gaps = sampleGaps();
+    assert.ok(Object.keys(gaps).length > 0, `${runDir()}/steps/*/*-samples.txt: expected HAProxy's samples, found none`);
+    const late = Object.entries(gaps).filter(([, gap]) => gap > MOST_SAMPLE_GAP_MS);
+    const shown = late.slice(0, 4).map(([name, gap]) => `${name} ${gap} ms`).join(', ');
+    assert.equal(late.length, 0, `the longest gap between two samples: expected at most ${MOST_SAMPLE_GAP_MS} ms, found ${late.length} instance(s) over: ${shown}${late.length > 4 ? ', …' : ''}`);
+  });
   if (!verdicts) return;
   test(`${s.scenario}: every verdict passed`, () => {
     const failed = s.rows.flatMap((r) =>
@@ -42,4 +49,25 @@ export function testFinished(s, { verdicts = false } = {}) {
     );
     assert.equal(s.ok, true, `summary.json's ok: expected true, found ${s.ok}; failed verdicts: ${failed.join('; ') || 'none in the steps'}`);
   });
+}
+
+// A sampler reads every HAProxy process once a second in one long-lived exec
+// (scripts/lib/common.sh SOCKETS_SH); one exec a second stretched to 25 s
+// between samples under a big ramp. 3.5 s leaves a busy machine its jitter.
+const MOST_SAMPLE_GAP_MS = 3500;
+
+// sampleGaps(): { "STEP/INSTANCE": the longest time between two samples, ms }
+// over every step's INSTANCE-samples.txt (its at_ms column).
+export function sampleGaps() {
+  const gaps = {};
+  const steps = join(runDir(), 'steps');
+  for (const step of existsSync(steps) ? readdirSync(steps) : []) {
+    for (const file of readdirSync(join(steps, step)).filter((f) => f.endsWith('-samples.txt') && f !== 'cpu-samples.txt')) {
+      const at = readFileSync(join(steps, step, file), 'utf8').trim().split('\n').slice(1)
+        .map((line) => Number(line.split(' ')[5])).filter(Number.isFinite);
+      if (at.length < 2) continue;
+      gaps[`${step}/${file.replace(/-samples\.txt$/, '')}`] = Math.max(...at.slice(1).map((t, i) => t - at[i]));
+    }
+  }
+  return gaps;
 }
