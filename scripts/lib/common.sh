@@ -771,12 +771,16 @@ container_processes() {
 # docker exec a second, with the runner's own forks, took as much of the
 # 2 cores as the load it watched, and under load the passes stretched to 25 s).
 # Each process's figures are read by bash alone; one awk a pass, for the
-# first process's socket table.
+# first process's socket table, IPv4's only: the lab's binds ("bind :PORT") and
+# its backends' addresses are IPv4, and the first line of /proc/net/tcp6
+# took 3 s of CPU with a million sockets on the host (the kernel walks the
+# host's whole table for a namespace's IPv6 sockets: it had none).
 # shellcheck disable=SC2016 # expanded by the probe's bash and awk
 readonly SOCKETS_SH='backends=$1 frontends=$2 proxies=$3 most=$4 host=$5 every=$6
 shift 6
+declare -A fds
 pass() {
-  local first=1 api address conns cumreq served sum hits line proxy scur full at now server key inuse tw header row column i
+  local first=1 fd api address conns cumreq served sum hits line proxy scur full at now server key inuse tw header row column i
   if ((host == 1)); then
     read -r _ user nice system _ _ irq softirq steal _ </proc/stat
     now=${EPOCHREALTIME/[.,]/}
@@ -786,10 +790,20 @@ pass() {
   while read -r key _ inuse _ _ _ tw _; do
     [[ ${key} != TCP: ]] || ((inuse + tw > most)) || full=1
   done </proc/net/sockstat
+  # Every process asked first, then each answer read: a busy process answers
+  # when its event loop gets to it, and asked one after the other 27 busy
+  # processes took 35 s a pass under a 250,000 ramp.
+  fds=()
   for api in "$@"; do
-    address=${api#*=} conns=- cumreq=- served=- sum=0 hits=- column=
-    if exec 3<>"/dev/tcp/${address%:*}/${address##*:}" 2>/dev/null && echo "show info; show stat -1 2 -1" >&3; then
-      while IFS= read -r line; do
+    address=${api#*=} fd=
+    if exec {fd}<>"/dev/tcp/${address%:*}/${address##*:}" 2>/dev/null; then
+      if echo "show info; show stat -1 2 -1" >&"${fd}" 2>/dev/null; then fds[${api}]=${fd}; else exec {fd}<&-; fi
+    fi
+  done
+  for api in "$@"; do
+    conns=- cumreq=- served=- sum=0 hits=- column= fd=${fds[${api}]:-}
+    if [[ -n ${fd} ]]; then
+      while IFS= read -r -u "${fd}" line; do
         case ${line} in
           "CurrConns: "*) conns=${line#CurrConns: } ;;
           "CumReq: "*) cumreq=${line#CumReq: } ;;
@@ -802,8 +816,8 @@ pass() {
             [[ ! ${proxy} =~ ^(${proxies})$ ]] || { sum=$((sum + scur)); served=${sum}; }
             [[ ${proxy} != be_* || -z ${column} ]] || hits=$((${hits/-/0} + ${row[column]:-0})) ;;
         esac
-      done <&3
-      exec 3<&-
+      done
+      exec {fd}<&-
     fi
     now=${EPOCHREALTIME/[.,]/} at=$((now / 1000))
     if ((first == 0)); then
@@ -821,7 +835,7 @@ pass() {
       { split(\$2, l, \":\"); split(\$3, r, \":\"); split(\$5, q, \":\") }
       \$4 == \"01\" && r[2] ~ backends { n++ }
       \$4 == \"0A\" && l[2] ~ frontends { queue += hex(q[2]) }
-      END { print name, conns, full ? n + 0 : served, queue + 0, cumreq, hits, at; if (fell) exit 3 }" /proc/net/tcp /proc/net/tcp6 || full=0
+      END { print name, conns, full ? n + 0 : served, queue + 0, cumreq, hits, at; if (fell) exit 3 }" /proc/net/tcp || full=0
   done
 }
 while :; do
