@@ -748,7 +748,9 @@ container_processes() {
 
 # SOCKETS_SH: bash run in an HAProxy container's probe (instance_probe) that
 # prints "NAME CLIENT SERVER QUEUE CUMREQ HITS AT_MS" for each process NAME
-# of the container: its CurrConns (client side) and the requests it has
+# of the container: its CurrConns less its stats and metrics frontends'
+# (Prometheus's scrapes: a 60-connection level once read 61) (client side)
+# and the requests it has
 # received so far (CumReq), from its runtime API; the connections waiting in
 # its frontends' accept queues (their LISTEN sockets' rx_queue: accepted by
 # the kernel, not yet by HAProxy) from the container's /proc/net/tcp, under
@@ -780,7 +782,7 @@ readonly SOCKETS_SH='backends=$1 frontends=$2 proxies=$3 most=$4 host=$5 every=$
 shift 6
 declare -A fds
 pass() {
-  local first=1 fd api address conns cumreq served sum hits line proxy scur full at now server key inuse tw header row column i
+  local first=1 fd api address conns cumreq served sum hits line proxy scur full at now server key inuse tw header row column i own
   if ((host == 1)); then
     read -r _ user nice system _ _ irq softirq steal _ </proc/stat
     now=${EPOCHREALTIME/[.,]/}
@@ -797,11 +799,11 @@ pass() {
   for api in "$@"; do
     address=${api#*=} fd=
     if exec {fd}<>"/dev/tcp/${address%:*}/${address##*:}" 2>/dev/null; then
-      if echo "show info; show stat -1 2 -1" >&"${fd}" 2>/dev/null; then fds[${api}]=${fd}; else exec {fd}<&-; fi
+      if echo "show info; show stat -1 3 -1" >&"${fd}" 2>/dev/null; then fds[${api}]=${fd}; else exec {fd}<&-; fi
     fi
   done
   for api in "$@"; do
-    conns=- cumreq=- served=- sum=0 hits=- column= fd=${fds[${api}]:-}
+    conns=- cumreq=- served=- sum=0 hits=- column= own=0 fd=${fds[${api}]:-}
     if [[ -n ${fd} ]]; then
       while IFS= read -r -u "${fd}" line; do
         case ${line} in
@@ -810,6 +812,9 @@ pass() {
           "# pxname,"*)
             IFS=, read -r -a header <<<"${line#\# }"
             for i in "${!header[@]}"; do [[ ${header[i]} != hrsp_2xx ]] || column=${i}; done ;;
+          stats,FRONTEND,* | metrics,FRONTEND,*)
+            IFS=, read -r -a row <<<"${line}"
+            own=$((own + ${row[4]:-0})) ;;
           *,BACKEND,*)
             IFS=, read -r -a row <<<"${line}"
             proxy=${row[0]} scur=${row[4]}
@@ -818,6 +823,7 @@ pass() {
         esac
       done
       exec {fd}<&-
+      [[ ! ${conns} =~ ^[0-9]+$ ]] || conns=$((conns - own))
     fi
     now=${EPOCHREALTIME/[.,]/} at=$((now / 1000))
     if ((first == 0)); then
