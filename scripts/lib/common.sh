@@ -781,6 +781,19 @@ container_processes() {
 readonly SOCKETS_SH='backends=$1 frontends=$2 proxies=$3 most=$4 host=$5 every=$6
 shift 6
 declare -A fds
+# Every process asked first, then each answer read (pass): a busy process
+# answers when its event loop gets to it, and asked one after the other 27
+# busy processes took 35 s a pass under a 250,000 ramp.
+ask() {
+  local api address fd
+  fds=()
+  for api in "$@"; do
+    address=${api#*=} fd=
+    if exec {fd}<>"/dev/tcp/${address%:*}/${address##*:}" 2>/dev/null; then
+      if echo "show info; show stat -1 3 -1" >&"${fd}" 2>/dev/null; then fds[${api}]=${fd}; else exec {fd}<&-; fi
+    fi
+  done
+}
 pass() {
   local first=1 fd api address conns cumreq served sum hits line proxy scur full at now server key inuse tw header row column i own
   if ((host == 1)); then
@@ -792,16 +805,7 @@ pass() {
   while read -r key _ inuse _ _ _ tw _; do
     [[ ${key} != TCP: ]] || ((inuse + tw > most)) || full=1
   done </proc/net/sockstat
-  # Every process asked first, then each answer read: a busy process answers
-  # when its event loop gets to it, and asked one after the other 27 busy
-  # processes took 35 s a pass under a 250,000 ramp.
-  fds=()
-  for api in "$@"; do
-    address=${api#*=} fd=
-    if exec {fd}<>"/dev/tcp/${address%:*}/${address##*:}" 2>/dev/null; then
-      if echo "show info; show stat -1 3 -1" >&"${fd}" 2>/dev/null; then fds[${api}]=${fd}; else exec {fd}<&-; fi
-    fi
-  done
+  ask "$@"
   for api in "$@"; do
     conns=- cumreq=- served=- sum=0 hits=- column= own=0 fd=${fds[${api}]:-}
     if [[ -n ${fd} ]]; then
