@@ -748,8 +748,9 @@ container_processes() {
 
 # SOCKETS_SH: bash run in an HAProxy container's probe (instance_probe) that
 # prints "NAME CLIENT SERVER QUEUE CUMREQ HITS AT_MS" for each process NAME
-# of the container: its CurrConns less its stats and metrics frontends'
-# (Prometheus's scrapes: a 60-connection level once read 61) (client side)
+# of the container: its CurrConns less the frontends' that are not the
+# topology's, stats and metrics (Prometheus's scrapes: a 60-connection level
+# once read 61) (client side)
 # and the requests it has
 # received so far (CumReq), from its runtime API; the connections waiting in
 # its frontends' accept queues (their LISTEN sockets' rx_queue: accepted by
@@ -778,8 +779,8 @@ container_processes() {
 # took 3 s of CPU with a million sockets on the host (the kernel walks the
 # host's whole table for a namespace's IPv6 sockets: it had none).
 # shellcheck disable=SC2016 # expanded by the probe's bash and awk
-readonly SOCKETS_SH='backends=$1 frontends=$2 proxies=$3 most=$4 host=$5 every=$6
-shift 6
+readonly SOCKETS_SH='backends=$1 frontends=$2 proxies=$3 most=$4 host=$5 every=$6 clients=$7
+shift 7
 declare -A fds
 # Every process asked first, then each answer read (pass): a busy process
 # answers when its event loop gets to it, and asked one after the other 27
@@ -794,8 +795,22 @@ ask() {
     fi
   done
 }
+# An answer of "show info; show stat -1 3 -1" to "CURRCONNS CUMREQ SERVED
+# HITS": CurrConns less the scur of the frontends not named in clients (the
+# topology frontends), i.e. of the stats and metrics frontends that
+# Prometheus scrapes; CumReq; the scur of the backends that are proxies; the 2xx
+# answers of the be_* backends. "-" for what the answer did not have.
+ANSWER_AWK='"'"'
+  BEGIN { conns = cumreq = served = hits = "-" }
+  /^CurrConns: / { sub(/^CurrConns: /, ""); conns = $0 + 0; next }
+  /^CumReq: / { sub(/^CumReq: /, ""); cumreq = $0 + 0; next }
+  /^# pxname,/ { for (i = 1; i <= NF; i++) if ($i == "hrsp_2xx") column = i; next }
+  $2 == "FRONTEND" && $1 !~ clients { mine += $5 }
+  $2 == "BACKEND" && $1 ~ proxies { served = served + $5 }
+  $2 == "BACKEND" && $1 ~ /^be_/ && column { hits = hits + $column }
+  END { if (conns != "-") conns -= mine; print conns, cumreq, served, hits }'"'"'
 pass() {
-  local first=1 fd api address conns cumreq served sum hits line proxy scur full at now server key inuse tw header row column i own
+  local first=1 fd api conns cumreq served hits full at now server key inuse tw
   if ((host == 1)); then
     read -r _ user nice system _ _ irq softirq steal _ </proc/stat
     now=${EPOCHREALTIME/[.,]/}
@@ -809,25 +824,10 @@ pass() {
   for api in "$@"; do
     conns=- cumreq=- served=- sum=0 hits=- column= own=0 fd=${fds[${api}]:-}
     if [[ -n ${fd} ]]; then
-      while IFS= read -r -u "${fd}" line; do
-        case ${line} in
-          "CurrConns: "*) conns=${line#CurrConns: } ;;
-          "CumReq: "*) cumreq=${line#CumReq: } ;;
-          "# pxname,"*)
-            IFS=, read -r -a header <<<"${line#\# }"
-            for i in "${!header[@]}"; do [[ ${header[i]} != hrsp_2xx ]] || column=${i}; done ;;
-          stats,FRONTEND,* | metrics,FRONTEND,*)
-            IFS=, read -r -a row <<<"${line}"
-            own=$((own + ${row[4]:-0})) ;;
-          *,BACKEND,*)
-            IFS=, read -r -a row <<<"${line}"
-            proxy=${row[0]} scur=${row[4]}
-            [[ ! ${proxy} =~ ^(${proxies})$ ]] || { sum=$((sum + scur)); served=${sum}; }
-            [[ ${proxy} != be_* || -z ${column} ]] || hits=$((${hits/-/0} + ${row[column]:-0})) ;;
-        esac
-      done
+      # awk, not bash, reads the answer: bash reads a socket a byte at a
+      # time (one read() each), and 27 answers a second took 0.42 cores.
+      read -r conns cumreq served hits < <(awk -F, -v proxies="^(${proxies})\$" -v clients="^(${clients})\$" "${ANSWER_AWK}" <&"${fd}")
       exec {fd}<&-
-      [[ ! ${conns} =~ ^[0-9]+$ ]] || conns=$((conns - own))
     fi
     now=${EPOCHREALTIME/[.,]/} at=$((now / 1000))
     if ((first == 0)); then
@@ -860,8 +860,9 @@ while :; do
 done'
 
 # sockets_args INSTANCE HOST EVERY: SOCKETS_SH's arguments for INSTANCE's
-# container (the first by default): the backends' ports and proxies and its
-# frontends' ports (from the topology), its processes' runtime APIs.
+# container (the first by default): the backends' ports and proxies, its
+# frontends' ports and the frontends' names (from the topology), its
+# processes' runtime APIs.
 sockets_args() {
   local instance="$1" backends frontends proxies
   # One awk per list, not a lookup per row.
@@ -870,7 +871,7 @@ sockets_args() {
   proxies=$(topology_rows backend | awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^proxy=/) print substr($i, 7) }' | paste -sd'|' -)
   # shellcheck disable=SC2046 # one port per word
   frontends=$(hex_ports $(frontend_ports "${instance}"))
-  printf '%s\n' "${backends}" "${frontends}" "${proxies}" "${KERNEL_TABLE_UP_TO}" "$2" "$3"
+  printf '%s\n' "${backends}" "${frontends}" "${proxies}" "${KERNEL_TABLE_UP_TO}" "$2" "$3" "$(topology_names frontend | sort -u | paste -sd'|' -)"
   topology_rows instance | awk -v c="${instance}" '
     { own = $1; api = ""; for (i = 2; i <= NF; i++) { if ($i ~ /^container=/) own = substr($i, 11); if ($i ~ /^runtime_api=/) api = substr($i, 13) } }
     own == c { print $1 "=" api }'

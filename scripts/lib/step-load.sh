@@ -135,6 +135,13 @@ stop_samplers() {
   SAMPLER_FDS=() SAMPLER_PIDS=()
 }
 
+# add_or_dash VAR VALUE: VAR += VALUE, or VAR="-" when either is not a count
+# (a process that did not answer makes the sum unknown, not smaller). No
+# subshell: it runs for every process every second.
+add_or_dash() {
+  if [[ "${!1}" =~ ^[0-9]+$ && "$2" =~ ^[0-9]+$ ]]; then printf -v "$1" %d $((${!1} + $2)); else printf -v "$1" %s -; fi
+}
+
 # distribute_samples DIR CONTAINER STARTED_MS PROCESSES: a sampler's lines
 # (SOCKETS_SH) to DIR/INSTANCE-samples.txt ("t haproxy_conns backend_conns
 # accept_queue cum_req at_ms", t in seconds since STARTED_MS) and
@@ -150,8 +157,8 @@ distribute_samples() {
       continue
     fi
     echo "$(((at - $3) / 1000)) ${client} ${server} ${queue} ${cumreq} ${at}" >>"$1/${name}-samples.txt"
-    if [[ "${total}" != - && "${client}" =~ ^[0-9]+$ ]]; then total=$((total + client)); else total=-; fi
-    if [[ "${hits_total}" != - && "${hits}" =~ ^[0-9]+$ ]]; then hits_total=$((hits_total + hits)); else hits_total=-; fi
+    add_or_dash total "${client}"
+    add_or_dash hits_total "${hits}"
     if ((++lines == $4)); then
       echo "${total} ${hits_total}" >"$1/.progress-$2"
       lines=0 total=0 hits_total=0
@@ -166,8 +173,8 @@ progress_totals() {
   for container in $(haproxy_containers); do
     conns=- hits=-
     [[ ! -f "$1/.progress-${container}" ]] || read -r conns hits <"$1/.progress-${container}" || true
-    if [[ "${total}" != - && "${conns}" =~ ^[0-9]+$ ]]; then total=$((total + conns)); else total=-; fi
-    if [[ "${hits_total}" != - && "${hits}" =~ ^[0-9]+$ ]]; then hits_total=$((hits_total + hits)); else hits_total=-; fi
+    add_or_dash total "${conns}"
+    add_or_dash hits_total "${hits}"
   done
   echo "${total} ${hits_total}"
 }
