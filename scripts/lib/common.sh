@@ -822,7 +822,7 @@ pass() {
   done </proc/net/sockstat
   ask "$@"
   for api in "$@"; do
-    conns=- cumreq=- served=- sum=0 hits=- column= own=0 fd=${fds[${api}]:-}
+    conns=- cumreq=- served=- hits=- fd=${fds[${api}]:-}
     if [[ -n ${fd} ]]; then
       # awk, not bash, reads the answer: bash reads a socket a byte at a
       # time (one read() each), and 27 answers a second took 0.42 cores.
