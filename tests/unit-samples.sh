@@ -98,6 +98,13 @@ sleep 0.5
 # Backends' port 8081 (1F91), frontend 8080 (1F90), up to 5000 sockets, no
 # host line, once, clients on fe_main.
 bash -c "${SOCKETS_SH}" _ 1F91 1F90 'be_slow|be_fast' 5000 0 0 fe_main haproxy=127.0.0.1:9999 haproxy-p2=127.0.0.1:9998
+# Again with the awk that reads an answer killed before it prints (what the
+# oom scenario's memory limit does to what runs in the container).
+real_awk=$(command -v awk)
+mkdir -p /tmp/killed-awk
+printf '#!/bin/bash\n[[ $1 != -F, ]] || kill -9 $$\nexec %s "$@"\n' "${real_awk}" >/tmp/killed-awk/awk
+chmod +x /tmp/killed-awk/awk
+PATH=/tmp/killed-awk:${PATH} bash -c "${SOCKETS_SH}" _ 1F91 1F90 'be_slow|be_fast' 5000 0 0 fe_main haproxy=127.0.0.1:9999
 SCRIPT
   ) || true
   echo "${out}"
@@ -108,4 +115,16 @@ SCRIPT
   # Its server side is 0: with a small socket table the first process's line
   # carries the container's (the kernel's count, not the processes').
   assert_match '^haproxy-p2 - 0 0 - - [0-9]{13}$' "$(sed -n 3p <<<"${out}")" "a process that does not answer"
+  # Its answer unread: "-", not empty fields that shift AT_MS into HITS (an
+  # at_ms of "" once read as a 1,795,748,460,767 ms gap in CI).
+  assert_match '^haproxy - 1 0 - - [0-9]{13}$' "$(sed -n 4p <<<"${out}")" "a process whose answer's awk was killed"
+}
+
+test_unit_samples_a_line_without_its_time_is_dropped() {
+  local dir
+  dir=$(samples_of 'haproxy 120 118 3 900 850 1002000' 'haproxy-2 80 79 0 600 590 1002010' \
+    'haproxy  1 0   1003000' 'haproxy-2 - 0 - - - 1003010')
+  assert_eq '2 120 118 3 900 1002000' "$(cat "${dir}/haproxy-samples.txt")" "haproxy-samples.txt, its 7-field line only"
+  assert_eq "- -" "$(cat "${dir}/.progress-haproxy")" "the second pass's totals (one process without an answer)"
+  rm -rf "${dir}"
 }

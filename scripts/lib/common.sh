@@ -826,8 +826,11 @@ pass() {
     if [[ -n ${fd} ]]; then
       # awk, not bash, reads the answer: bash reads a socket a byte at a
       # time (one read() each), and 27 answers a second took 0.42 cores.
-      read -r conns cumreq served hits < <(awk -F, -v proxies="^(${proxies})\$" -v clients="^(${clients})\$" "${ANSWER_AWK}" <&"${fd}")
+      read -r conns cumreq served hits < <(awk -F, -v proxies="^(${proxies})\$" -v clients="^(${clients})\$" "${ANSWER_AWK}" <&"${fd}") || true
       exec {fd}<&-
+      # An awk that printed nothing (killed: in the oom scenario, the container
+      # limit kills what runs in it) left them empty: a value that did not answer.
+      conns=${conns:--} cumreq=${cumreq:--} served=${served:--} hits=${hits:--}
     fi
     now=${EPOCHREALTIME/[.,]/} at=$((now / 1000))
     if ((first == 0)); then

@@ -156,7 +156,13 @@ distribute_samples() {
       echo "${server} host ${client} ns" >>"$1/host-cpu.txt"
       continue
     fi
-    echo "$(((at - $3) / 1000)) ${client} ${server} ${queue} ${cumreq} ${at}" >>"$1/${name}-samples.txt"
+    # A line short of fields has no time: filed, it would read as a gap
+    # since 1970. It still ends its pass, as a process that did not answer.
+    if [[ ${at} =~ ^[0-9]+$ ]]; then
+      echo "$(((at - $3) / 1000)) ${client} ${server} ${queue} ${cumreq} ${at}" >>"$1/${name}-samples.txt"
+    else
+      client=- hits=-
+    fi
     add_or_dash total "${client}"
     add_or_dash hits_total "${hits}"
     if ((++lines == $4)); then

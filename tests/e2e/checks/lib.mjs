@@ -64,7 +64,7 @@ export function sampleGaps() {
   for (const step of existsSync(steps) ? readdirSync(steps) : []) {
     for (const file of readdirSync(join(steps, step)).filter((f) => f.endsWith('-samples.txt') && f !== 'cpu-samples.txt')) {
       const at = readFileSync(join(steps, step, file), 'utf8').trim().split('\n').slice(1)
-        .map((line) => Number(line.split(' ')[5])).filter(Number.isFinite);
+        .map((line) => line.split(' ')[5]).filter((field) => /^\d+$/.test(field)).map(Number);
       if (at.length < 2) continue;
       gaps[`${step}/${file.replace(/-samples\.txt$/, '')}`] = Math.max(...at.slice(1).map((t, i) => t - at[i]));
     }
