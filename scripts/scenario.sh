@@ -120,6 +120,10 @@ write_versions() {
     echo "# the lab's services as they ran (scripts/scenario.sh); read by scripts/lab/cli.mjs report"
     echo "haproxy=$(instance_exec "$(first_instance)" haproxy -v | sed -n '1s/HAProxy version \([^ ]*\).*/\1/p')"
     echo "node=$(compose exec -T "$(topology_names backend | head -n 1)" node --version)"
+    # The machine's CPUs as a container sees them (Docker Desktop's VM): a
+    # figure in µs moves with them (an RSA-2048 sign took 195 µs on one
+    # machine the lab ran on and 989 on another).
+    echo "cpu=$(compose exec -T "$(topology_names backend | head -n 1)" node -p 'const c = require("os").cpus(); c.length + " x " + c[0].model.trim()')"
     echo "ssl_library=$(haproxy_ssl_library)"
   } >"${run_dir}/versions.env"
 }

@@ -12,7 +12,7 @@ keep_run_setup() {
   cp "${LAB_ROOT}/scripts/lib/common.sh" "${dir}/scripts/lib/"
   run="${dir}/results/maxconn-sweep/20261122T032208Z"
   mkdir -p "${run}/steps/01-maxconn-20" "${run}/configs"
-  echo "# maxconn-sweep" >"${run}/report.md"
+  { echo "# maxconn-sweep"; head -c 300000 /dev/zero | tr '\0' x; echo; } >"${run}/report.md"
   echo "<svg/>" >"${run}/chart.svg"
   echo "maxconn 20" >"${run}/configs/01-maxconn-20.cfg"
   echo '{"hits":1}' >"${run}/steps/01-maxconn-20/summary.json"
@@ -32,7 +32,8 @@ test_unit_keep_run_copies_small_files_and_lists_large_ones() {
   assert_match '4 files kept, 1 left out' "${out}" "the summary line"
   assert_eq "$(printf '%s\n' LEFT-OUT.txt chart.svg configs/01-maxconn-20.cfg report.md steps/01-maxconn-20/summary.json)" \
     "$(cd "${kept}" && find . -type f -printf '%P\n' | sort)" "the files kept"
-  assert_eq "# maxconn-sweep" "$(cat "${kept}/report.md")" "report.md copied as it was"
+  # report.md is over KEEP_MAX_BYTES too, and kept: README and docs link to it.
+  cmp -s "${dir}/results/maxconn-sweep/20261122T032208Z/report.md" "${kept}/report.md" || fail "report.md (300,016 bytes): expected kept as it was, found $(wc -c <"${kept}/report.md" 2>&1) bytes"
   assert_match "^steps/01-maxconn-20/raw.ndjson	300000 bytes	sha256 $(head -c 300000 /dev/zero | sha256sum | cut -d' ' -f1)$" \
     "$(sed -n 2p "${kept}/LEFT-OUT.txt")" "the large file's line in LEFT-OUT.txt"
   assert_eq "" "$(find "${dir}/docs" -name '.keep-run.*')" "staging folders left behind"
@@ -58,7 +59,7 @@ test_unit_keep_run_refuses_with_one_line_and_changes_nothing() {
     assert_eq 1 "${rc}" "exit status for: ${args}"
     assert_eq "${expected}" "${out}" "the error for: ${args}"
   done
-  assert_eq "# maxconn-sweep" "$(cat "${dir}/docs/runs/maxconn-sweep/20261122T032208Z/report.md")" "the kept report after the refusals"
+  assert_eq "# maxconn-sweep" "$(head -n 1 "${dir}/docs/runs/maxconn-sweep/20261122T032208Z/report.md")" "the kept report after the refusals"
   assert_eq "maxconn-sweep" "$(ls "${dir}/docs/runs")" "folders under docs/runs after the refusals"
   rm -rf "${dir}"
 }

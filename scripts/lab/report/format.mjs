@@ -98,7 +98,7 @@ function fenced(text, lang) {
   return `${fence}${lang}\n${text.replace(/\n$/, '')}\n${fence}`;
 }
 
-const VERSION_NAMES = { haproxy: 'HAProxy', k6: 'k6', node: 'Node.js' };
+const VERSION_NAMES = { haproxy: 'HAProxy', k6: 'k6', node: 'Node.js', cpu: 'CPUs' };
 
 // "after 1 s: 12, 2 s: 9" from {N: count} (connects of 1 s or more).
 export function formatWaits(waits) {

@@ -53,10 +53,13 @@ function tippingPoint({ metric = 'p99_ms', factor = 3, article = '', curve }, ro
 }
 
 // tippingIndex RAN METRIC FACTOR → {flat, at}: the flat region (the worse
-// METRIC of the first two rows) and the index of the first row whose METRIC
-// exceeds FACTOR × that or that dropped more than 1% (-1: none).
+// METRIC of the first two rows, or the first's alone when the second is
+// already past FACTOR × it: a ceiling curve at 0.4 core once read a "flat
+// region" of 1,935 ms from its tipped second step) and the index of the first
+// row whose METRIC exceeds FACTOR × that or that dropped more than 1% (-1: none).
 function tippingIndex(ran, metric, factor) {
-  const flat = Math.max(...ran.slice(0, 2).map((r) => scalar(r.measured, metric)));
+  const [first, second] = ran.slice(0, 2).map((r) => scalar(r.measured, metric));
+  const flat = second > factor * first ? first : Math.max(first, second);
   const at = ran.findIndex((r, i) => i >= 1 && (scalar(r.measured, metric) > factor * flat
     || cell(r.measured.dropped) > 0.01 * cell(r.measured.requests)));
   return { flat, at };

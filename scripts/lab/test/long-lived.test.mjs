@@ -190,6 +190,15 @@ describe('long-lived steps', () => {
     // Drops mark it too, even with a flat latency.
     const dropFiles = { ...files, 'steps/r400': { 'loadgen-1.json': k6({ count: 4000, p99: 7, dropped: 400 }) } };
     assert.equal(run(steps.slice(0, 3), dropFiles, { readings }).tipping_point.above, 400);
+    // A second step already past the tipping point is not the flat region:
+    // the first step alone is (88 → 1,935 ms on a ceiling curve).
+    const coarse = [[4000, 88], [8000, 1935], [12000, 2009]];
+    const coarseSteps = coarse.map(([rate]) => step(`c${rate}`, { load: { seconds: 10, env: { RATE: String(rate) } } }));
+    const coarseFiles = Object.fromEntries(coarse.map(([rate, p99]) => [`steps/c${rate}`, { 'loadgen-1.json': k6({ count: rate * 10, p99 }) }]));
+    const tipped = run(coarseSteps, coarseFiles, { readings });
+    assert.equal(tipped.tipping_point.flat, 88);
+    assert.equal(tipped.tipping_point.above, 8000);
+    assert.match(tipped.readings.join('\n'), /88\.0 → 1935\.0 ms \(flat region 88\.0 ms/);
   });
 });
 

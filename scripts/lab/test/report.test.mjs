@@ -392,13 +392,13 @@ describe('formatting', () => {
     });
     const md = toMarkdown(r, {
       configs: { 'steps/m20-1': cfg, 'steps/m20-2': cfg },
-      versions: { haproxy: '3.2.4', k6: 'v1.2.0', node: 'v24.1.0' },
+      versions: { haproxy: '3.2.4', k6: 'v1.2.0', node: 'v24.1.0', cpu: '2 x AMD EPYC' },
       command: 'scripts/scenario.sh run maxconn-sweep',
     });
     assert.match(md, /^# test-scenario — a test\n/);
     assert.match(md, /Source: An article — A\. Author, 2016 \(seed `seed\.txt`\)/);
     assert.match(md, /scripts\/scenario\.sh run maxconn-sweep/);
-    assert.match(md, /Versions: HAProxy 3\.2\.4, k6 v1\.2\.0, Node\.js v24\.1\.0/);
+    assert.match(md, /Versions: HAProxy 3\.2\.4, k6 v1\.2\.0, Node\.js v24\.1\.0, CPUs 2 x AMD EPYC/);
     assert.match(md, /\| step \| successful published \| successful measured \|/);
     assert.match(md, /\| maxconn 20 \| 180 \| 180 \|/);
     assert.match(md, /- a note/);
