@@ -104,7 +104,7 @@ cmd_save() {
     fi
   done < <(lab_images)
   ((${#missing[@]} == 0)) || die "not here: ${missing[*]}; run scripts/images.sh pull first"
-  log "saving ${#images[@]} images ($((bytes / 1048576)) MiB unpacked, shared layers once) to ${file}"
+  log "saving ${#images[@]} images ($((bytes / 1048576)) MiB as docker lists them; layers they share are saved once) to ${file}"
   partial="${file}.partial"
   docker save -o "${partial}" "${images[@]}"
   mv "${partial}" "${file}"
