@@ -36,11 +36,6 @@ lab_images() {
   sort -u <<<"${images}"
 }
 
-# built_here IMAGE: the image of a service compose builds (vegeta, netprobe).
-built_here() {
-  [[ "$1" == "$(env_value VEGETA_IMAGE)" || "$1" == "$(env_value NETPROBE_IMAGE)" ]]
-}
-
 # no_stand_in IMAGE: Grafana with offline.env, which has no stand-in for it:
 # scripts/up.sh starts the lab without it.
 no_stand_in() { [[ "${COMPOSE_ENV_FILES:-}" == *offline.env* && "$1" == "$(env_value GRAFANA_IMAGE)" ]]; }
@@ -61,31 +56,23 @@ cmd_list() {
   done < <(lab_images)
 }
 
+# cmd_pull: online, compose pulls what it does not build, then builds
+# vegeta and netprobe; offline the stand-ins come from
+# scripts/offline-images.sh, never from a registry: only checked.
 cmd_pull() {
-  local image images count n=0
-  images=$(lab_images)
-  count=$(grep -c . <<<"${images}")
-  while read -r image; do
-    n=$((n + 1))
-    if no_stand_in "${image}"; then
-      log "${n}/${count} ${image}: skipped (offline.env has no Grafana stand-in)"
-    elif [[ "${image}" == haproxy-lab/* ]] && { [[ "${COMPOSE_ENV_FILES:-}" == *offline.env* ]] || ! built_here "${image}"; }; then
-      present "${image}" || die "${image} is an offline stand-in, never pulled: build it with scripts/offline-images.sh"
-      log "${n}/${count} ${image}: present (a stand-in built here)"
-    elif built_here "${image}"; then
-      log "${n}/${count} ${image}: building (compose.yaml's build)"
-      compose --profile '*' build "$(service_of "${image}")"
-    else
-      log "${n}/${count} ${image}: pulling"
-      docker pull -q "${image}" >/dev/null || die "docker pull ${image} failed (above): with no registry, load the images from a file: scripts/images.sh load FILE"
-    fi
-  done <<<"${images}"
+  local missing
+  if [[ "${COMPOSE_ENV_FILES:-}" == *offline.env* ]]; then
+    # cmd_list's "missing IMAGE" lines; Grafana's has a note after it.
+    missing=$(cmd_list | awk '$1 == "missing" && NF == 2 { print $2 }' | paste -sd' ' -)
+    [[ -z "${missing}" ]] || die "not built yet: ${missing}: the offline stand-ins are built by scripts/offline-images.sh, never pulled"
+    log "every stand-in is present (offline.env has no Grafana: the lab starts without it)"
+    return 0
+  fi
+  log "pulling every image compose.yaml uses (docker compose pull), then building vegeta and netprobe"
+  compose --profile '*' pull --ignore-buildable \
+    || die "docker compose pull failed (above): with no registry, load the images from a file: scripts/images.sh load FILE"
+  compose --profile '*' build || die "docker compose build failed (above)"
   log "every image present: scripts/images.sh save FILE carries them"
-}
-
-# service_of IMAGE: the service compose builds into IMAGE.
-service_of() {
-  if [[ "$1" == "$(env_value VEGETA_IMAGE)" ]]; then echo vegeta; else echo netprobe; fi
 }
 
 cmd_save() {

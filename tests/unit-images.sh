@@ -15,6 +15,11 @@ test_unit_images_bad_input_is_one_clear_line() {
   assert_fails_with "no such folder" "${LAB_ROOT}/scripts/images.sh" save "${dir}/nowhere/lab.tar"
   assert_fails_with "no such file; give the FILE scripts/images.sh save wrote" "${LAB_ROOT}/scripts/images.sh" load "${dir}/none.tar"
   assert_fails_with "alone.tar.sha256 missing: copy it beside" "${LAB_ROOT}/scripts/images.sh" load "${dir}/alone.tar"
+  # Offline, pull only checks the stand-ins: one missing is named, with where it comes from.
+  if [[ "${COMPOSE_ENV_FILES:-}" == *offline.env* ]]; then
+    assert_fails_with '^images: not built yet: haproxy-lab/nope:1: the offline stand-ins are built by scripts/offline-images.sh, never pulled$' \
+      env NETPROBE_IMAGE=haproxy-lab/nope:1 "${LAB_ROOT}/scripts/images.sh" pull
+  fi
   assert_eq 0 "$(stat -c %s "${dir}/exists.tar")" "the existing file, untouched"
   rm -rf "${dir}"
 }
