@@ -129,8 +129,6 @@ image_names() {
   } | awk '!seen[$0]++'
 }
 
-present() { docker image inspect "$1" >/dev/null 2>&1; }
-
 # reachable IMAGE: its registry has it (docker manifest inspect; with --pull,
 # docker pull), each bounded in time; an unreachable registry is asked once.
 reachable() {

@@ -40,7 +40,6 @@ lab_images() {
 # scripts/up.sh starts the lab without it.
 no_stand_in() { [[ "${COMPOSE_ENV_FILES:-}" == *offline.env* && "$1" == "$(env_value GRAFANA_IMAGE)" ]]; }
 
-present() { docker image inspect "$1" >/dev/null 2>&1; }
 
 # sha256 FILE: FILE's checksum line ("HASH  NAME"), with coreutils or macOS's shasum.
 sha256() {

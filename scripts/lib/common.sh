@@ -17,6 +17,9 @@ log() { printf '[%s %s] %s\n' "${PROG:-lab}" "$(date +%H:%M:%S)" "$*"; }
 
 # compose ARGS...: docker compose on the lab's compose.yaml.
 compose() { docker compose --project-directory "${LAB_ROOT}" "$@"; }
+
+# present IMAGE: IMAGE is on this machine.
+present() { docker image inspect "$1" >/dev/null 2>&1; }
 cd "${LAB_ROOT}" || exit 1
 
 # The oldest Compose the lab supports: the oldest one its whole test suite
@@ -72,7 +75,7 @@ container_nofile() {
 fit_nofile() {
   local image name value want=0 limit lowered=""
   image=$(env_value NODE_IMAGE)
-  docker image inspect "${image}" >/dev/null 2>&1 || docker pull -q "${image}" >/dev/null 2>&1 || return 0
+  present "${image}" || docker pull -q "${image}" >/dev/null 2>&1 || return 0
   for name in HAPROXY_NOFILE NOFILE; do
     value=$(env_value "${name}")
     [[ "${value}" =~ ^[0-9]+$ ]] || die "${name}='${value}' is not a whole number: set it in .env (e.g. ${name}=1048576)"
@@ -117,7 +120,7 @@ host_node() {
 require_node_image() {
   local image out
   image=$(env_value NODE_IMAGE)
-  docker image inspect "${image}" >/dev/null 2>&1 && return 0
+  present "${image}" && return 0
   # The offline stand-ins (offline.env) are built here, never pulled.
   [[ "${image}" != haproxy-lab/* ]] \
     || die "the lab's node image ${image} is not built yet (an offline stand-in): run scripts/offline-images.sh"
