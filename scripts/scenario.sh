@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Usage: scripts/scenario.sh list
-#        scripts/scenario.sh SCENARIO [--quick] [--duration S] [--replicas N] [--repeat N]
+#        scripts/scenario.sh SCENARIO [--quick] [--duration S] [--replicas N] [--repeat N] [--settings FILE]
 #        scripts/scenario.sh client-timeout --article         (the article's own values)
 #        scripts/scenario.sh connections [--target N|max]     (preflight first)
 #        scripts/scenario.sh SCENARIO --help
@@ -13,6 +13,10 @@
 # the connection holder), sample HAProxy's connections on both sides, collect
 # the client view (merged summaries) and the server view (show info / show
 # stat, listen overflows, CPU and memory per container, HAProxy's log).
+# --settings FILE lays a step's settings ({"haproxy": {SECTION: {KEYWORD:
+# VALUE}}, "compose_env", "load": {"env"}, "backends"}: a .json file inside the
+# lab's folder) over every step: your own HAProxy settings against the
+# scenario's verdicts (scripts/lesson.sh check runs a lesson's this way).
 # Connection scenarios first check the target against the machine's limits and
 # refuse what cannot fit. Results go to results/SCENARIO/<UTC timestamp>/ and
 # are never overwritten. On the end, an error or Ctrl-C, HAProxy goes back to

@@ -84,6 +84,18 @@ function takeFlag(args, flag) {
   return [args[at + 1], args.filter((_, i) => i !== at && i !== at + 1)];
 }
 
+// settingsFlag ARGS → [FILE, the rest]: --settings FILE (or --settings=FILE),
+// read before the scenario is loaded: its settings are laid over the steps.
+function settingsFlag(args) {
+  const eq = args.findIndex((a) => a.startsWith('--settings='));
+  if (eq >= 0) return [args[eq].slice('--settings='.length), args.filter((_, i) => i !== eq)];
+  const [file, rest] = takeFlag(args, '--settings');
+  if (args.includes('--settings') && (file === undefined || file.startsWith('--'))) {
+    throw new UsageError('--settings needs a FILE: a .json file inside the lab\'s folder (see scenarios/README.md, "--settings")');
+  }
+  return [file, rest];
+}
+
 // Connection scenarios: the preflight for the target, and a sizing per level:
 // the HAProxy processes (--processes, else the fewest whose open files hold
 // the target) and, when the lab's HAProxy memory is less than they need,
@@ -138,8 +150,9 @@ function plan(args) {
   const [out, afterOut] = takeFlag(rest, '--out');
   const [limitsFile, afterLimits] = takeFlag(afterOut.filter((a) => a !== '--check'), '--limits');
   // The runner's: the processes the lab runs now (HAPROXY_PROCESSES).
-  const [labProcesses = '1', flags] = takeFlag(afterLimits, '--lab-processes');
-  const scenario = loadScenario(ROOT, name);
+  const [labProcesses = '1', afterProcesses] = takeFlag(afterLimits, '--lab-processes');
+  const [settings, flags] = settingsFlag(afterProcesses);
+  const scenario = loadScenario(ROOT, name, { settings });
   const options = parseOptions(flags, scenario);
   // Connection levels are sized from the lab's limits, read once it runs:
   // until then the run folder says a preflight is needed, and has no steps.
@@ -179,8 +192,9 @@ function plan(args) {
 function preflightCommand(args) {
   const [name, ...rest] = args;
   const [limitsFile, afterLimits] = takeFlag(rest, '--limits');
-  const [, flags] = takeFlag(afterLimits, '--lab-processes');
-  const scenario = loadScenario(ROOT, name ?? '');
+  const [, afterProcesses] = takeFlag(afterLimits, '--lab-processes');
+  const [settings, flags] = settingsFlag(afterProcesses);
+  const scenario = loadScenario(ROOT, name ?? '', { settings });
   const options = parseOptions(flags, scenario);
   if (!scenario.connections) throw new UsageError(`${name} holds no connection levels: no preflight needed`);
   const { preflight: p } = connectionSizing(scenario, options, limitsFile);

@@ -16,9 +16,16 @@ scenario_names() {
   done | LC_ALL=C sort
 }
 
-# known_scenario NAME: NAME names a scenario file; else the engine's own line
-# (unknown scenario, the names to try) and exit 2, as the engine would.
+# known_scenario NAME: NAME names a scenario file (a lesson's check,
+# lesson-*, is lessons/checks/NAME.json: scripts/lab/plan/scenarios.mjs
+# scenarioFile); else the engine's own line (unknown scenario, the names to
+# try) and exit 2, as the engine would.
 known_scenario() {
+  if [[ "$1" == lesson-* ]]; then
+    [[ ! "$1" =~ ^[a-z0-9][a-z0-9-]*$ || ! -f "${LAB_ROOT}/lessons/checks/$1.json" ]] || return 0
+    echo "${PROG}: unknown lesson check \"$1\": scripts/lesson.sh list names the lessons" >&2
+    exit 2
+  fi
   [[ ! "$1" =~ ^[a-z0-9][a-z0-9-]*$ || ! -f "${LAB_ROOT}/scenarios/$1.json" ]] || return 0
   echo "${PROG}: unknown scenario \"$1\": try one of $(scenario_names | paste -sd, - | sed 's/,/, /g') (or \"list\")" >&2
   exit 2

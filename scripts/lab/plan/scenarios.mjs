@@ -71,6 +71,16 @@ export const MAX_PROCESSES = 64;
 
 export { UsageError, parseDuration };
 
+// A lesson's check (scripts/lesson.sh) is a scenario too, kept beside the
+// lessons so that "list" shows the experiments only: "lesson-NN-topic" is
+// lessons/checks/lesson-NN-topic.json.
+export const LESSON_PREFIX = 'lesson-';
+export const scenarioFile = (name) => (name.startsWith(LESSON_PREFIX) ? `lessons/checks/${name}.json` : `scenarios/${name}.json`);
+
+// --settings FILE: a step's settings laid over every step of the scenario
+// (a lesson's exercise: what the student set), checked like the steps' own.
+export const SETTINGS_KEYS = ['haproxy', 'compose_env', 'load', 'backends'];
+
 export function listScenarios(root) {
   return readdirSync(join(root, 'scenarios'))
     .filter((f) => f.endsWith('.json'))
@@ -361,20 +371,64 @@ function expandCurves(s, file) {
 
 // loadScenario ROOT NAME: the parsed, checked scenario (scenarios/README.md
 // is the format); UsageError if unknown, one Error line naming the file if wrong.
-export function loadScenario(root, name) {
-  const names = listScenarios(root);
-  if (!ID.test(name) || !names.includes(name)) {
-    throw new UsageError(`unknown scenario "${name}": try one of ${names.join(', ')} (or "list")`);
+export function loadScenario(root, name, { settings } = {}) {
+  const file = scenarioFile(name);
+  if (name.startsWith(LESSON_PREFIX)) {
+    if (!ID.test(name) || !existsSync(join(root, file))) {
+      throw new UsageError(`unknown lesson check "${name}": try one of ${listLessonChecks(root).join(', ') || 'none (lessons/checks/ is empty)'}`);
+    }
+  } else {
+    const names = listScenarios(root);
+    if (!ID.test(name) || !names.includes(name)) {
+      throw new UsageError(`unknown scenario "${name}": try one of ${names.join(', ')} (or "list")`);
+    }
   }
-  const file = `scenarios/${name}.json`;
   const s = parseJson(readFileSync(join(root, file), 'utf8'), file);
   checkTopLevel(s, file);
   expandCurves(s, file);
-  const ids = checkSteps(root, file, s);
-  checkVariables(root, file, s);
-  checkToolNeeds(file, s);
-  checkReferences(file, s, ids);
+  if (settings) overlaySettings(root, s, settings);
+  try {
+    const ids = checkSteps(root, file, s);
+    checkVariables(root, file, s);
+    checkToolNeeds(file, s);
+    checkReferences(file, s, ids);
+  } catch (err) {
+    // A wrong value may be the settings file's: say which file was laid over.
+    if (settings) err.message = `${err.message} (with --settings ${settings})`;
+    throw err;
+  }
   return s;
+}
+
+export function listLessonChecks(root) {
+  const dir = join(root, 'lessons', 'checks');
+  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length)).sort() : [];
+}
+
+// overlaySettings ROOT SCENARIO FILE: FILE's settings (SETTINGS_KEYS) over
+// every step's own: HAProxy's section by section, the environments and the
+// backends' scale name by name. FILE is a path inside the lab's folder.
+function overlaySettings(root, s, file) {
+  if (!/^[\w.-]+(\/[\w.-]+)*\.json$/.test(file) || file.split('/').includes('..')) {
+    throw new UsageError(`--settings needs a .json file inside the lab's folder, as a relative path (got "${file}")`);
+  }
+  if (!existsSync(join(root, file))) throw new UsageError(`--settings ${file}: no such file`);
+  const o = parseJson(readFileSync(join(root, file), 'utf8'), file);
+  check(isObject(o), file, `expected {"haproxy": ..., "compose_env": ..., "load": {"env": ...}, "backends": ...}, found ${kindOf(o)}`);
+  checkKeys(o, SETTINGS_KEYS, file, 'settings');
+  checkKeys(o.load, ['env'], file, 'load');
+  check(o.haproxy === undefined || (isObject(o.haproxy) && Object.values(o.haproxy).every(isObject)), file,
+    `haproxy: expected {"<section>": {"<keyword>": value}}, found ${kindOf(o.haproxy)}`);
+  checkBackends(o.backends, file, 'backends');
+  s.steps = s.steps.map((step) => {
+    if (!isObject(step)) return step;
+    const out = { ...step };
+    if (o.haproxy) out.haproxy = mergeSettings(step.haproxy ?? {}, o.haproxy);
+    if (o.compose_env) out.compose_env = { ...step.compose_env, ...o.compose_env };
+    if (o.backends) out.backends = { ...step.backends, ...o.backends };
+    if (o.load?.env) out.load = { ...step.load, env: { ...step.load?.env, ...o.load.env } };
+    return out;
+  });
 }
 
 // parseOptions ARGS [SCENARIO]: {quick, duration, replicas, repeat, article,
@@ -392,7 +446,7 @@ export function parseOptions(args, scenario = {}) {
     const m = /^--([a-z]+)(?:=(.*))?$/.exec(arg);
     const name = m?.[1];
     if (!m || !allowed.includes(name)) {
-      throw new UsageError(`unknown option "${arg}": use ${flags.join(', ')}, ${allowed.map((o) => `--${o} N`).join(', ')}`);
+      throw new UsageError(`unknown option "${arg}": use ${flags.join(', ')}, ${allowed.map((o) => `--${o} N`).join(', ')}, --settings FILE`);
     }
     const raw = m[2] ?? args[++i];
     if (name === 'target') {

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderConfig } from '../plan/render.mjs';
 import { UsageError, buildPlan, evalModel, listScenarios, loadScenario, parseDuration, parseOptions } from '../plan/scenarios.mjs';
@@ -137,4 +139,44 @@ test('backend-timeout: per-step service settings and the rate × timeout model',
   assert.equal(plan.steps[0].model.rate_x_timeout, 100);
   // Checks of the lab's own model stay hard in --quick; the article's are informational.
   assert.equal(plan.steps[0].expect.plateau_conns, '±15%of:rate_x_timeout');
+});
+
+// A checkout whose files are the real one's (symlinked) plus FILES ({path:
+// text}): --settings and lesson checks read files inside the lab's folder.
+function checkoutWith(files) {
+  const dir = mkdtempSync(join(tmpdir(), 'lab-settings-'));
+  for (const entry of readdirSync(root)) if (!(entry in files) && entry !== 'lessons') symlinkSync(join(root, entry), join(dir, entry));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(dir, dirname(path)), { recursive: true });
+    writeFileSync(join(dir, path), typeof text === 'string' ? text : JSON.stringify(text));
+  }
+  return dir;
+}
+
+test('--settings lays a file\'s settings over every step, checked like the steps\' own', () => {
+  const dir = checkoutWith({ 'exercises/mine.json': { haproxy: { global: { maxconn: '100' } }, load: { env: { TIMEOUT: '9s' } }, backends: { 'backend-slow': 2 } } });
+  const s = loadScenario(dir, 'maxconn-sweep', { settings: 'exercises/mine.json' });
+  const plan = buildPlan(s, 'maxconn-sweep', { quick: false });
+  assert.deepEqual(plan.steps.map((t) => t.haproxy.global.maxconn), ['100', '100', '100', '100', '100']);
+  assert.ok(plan.steps.every((t) => t.load.env.TIMEOUT === '9s' && t.load.env.VUS === '100'), 'the load env merged name by name');
+  assert.ok(plan.steps.every((t) => t.backends['backend-slow'] === 2 && t.backends['backend-fast'] === 1));
+  // Wrong settings: one line naming the file (or the option), nothing planned.
+  const bad = checkoutWith({
+    'e/key.json': { hapraxy: {} }, 'e/var.json': { load: { env: { NOPE: '1' } } }, 'e/list.json': '[]', 'e/scale.json': { backends: { 'backend-slow': 99 } },
+  });
+  assert.throws(() => loadScenario(bad, 'maxconn-sweep', { settings: 'e/key.json' }), /e\/key\.json: settings: unknown key "hapraxy"/);
+  assert.throws(() => loadScenario(bad, 'maxconn-sweep', { settings: 'e/var.json' }), /NOPE.*\(with --settings e\/var\.json\)/);
+  assert.throws(() => loadScenario(bad, 'maxconn-sweep', { settings: 'e/list.json' }), /e\/list\.json: expected \{"haproxy"/);
+  assert.throws(() => loadScenario(bad, 'maxconn-sweep', { settings: 'e/scale.json' }), /e\/scale\.json: backends backend-slow/);
+  assert.throws(() => loadScenario(bad, 'maxconn-sweep', { settings: 'e/none.json' }), (err) => err instanceof UsageError && /--settings e\/none\.json: no such file/.test(err.message));
+  assert.throws(() => loadScenario(bad, 'maxconn-sweep', { settings: '../etc/x.json' }), /inside the lab's folder/);
+});
+
+test('a lesson check is a scenario in lessons/checks/, named lesson-*, not listed with the experiments', () => {
+  const check = JSON.parse(readFileSync(join(root, 'scenarios/maxconn-sweep.json'), 'utf8'));
+  check.steps = [check.steps.at(-1)];
+  const dir = checkoutWith({ 'lessons/checks/lesson-01-test.json': check });
+  assert.equal(loadScenario(dir, 'lesson-01-test').steps.length, 1);
+  assert.ok(!listScenarios(dir).includes('lesson-01-test'));
+  assert.throws(() => loadScenario(dir, 'lesson-02-none'), (err) => err instanceof UsageError && /unknown lesson check "lesson-02-none": try one of lesson-01-test/.test(err.message));
 });
