@@ -1,0 +1,39 @@
+# shellcheck shell=bash
+# Unit tests of scripts/lesson.sh that need no lab: its list, and one line
+# for every bad input, before anything starts or changes.
+
+test_unit_lessons_list_names_every_lesson_file() {
+  local out count
+  out=$("${LAB_ROOT}/scripts/lesson.sh" list)
+  echo "${out}"
+  count=$(find "${LAB_ROOT}/lessons" -maxdepth 1 -name '[0-9][0-9]-*.md' | wc -l)
+  assert_ge 1 "${count}" "lessons/NN-*.md files"
+  assert_eq "${count}" "$(grep -c '^  [0-9][0-9]  ' <<<"${out}")" "lines of scripts/lesson.sh list"
+  assert_match '^  01  maxconn and the accept queue ' "$(sed -n 1p <<<"${out}")" "lesson 01's line"
+}
+
+test_unit_lessons_bad_input_is_one_clear_line() {
+  local before
+  before=$(ls -R "${LAB_ROOT}/exercises" 2>/dev/null || true)
+  assert_fails_with '^lesson: no command: scripts/lesson.sh list \| start NN \| check NN \| reset \[NN\]$' "${LAB_ROOT}/scripts/lesson.sh"
+  assert_fails_with "^lesson: unknown command 'go': use list, start NN, check NN or reset \[NN\]$" "${LAB_ROOT}/scripts/lesson.sh" go
+  assert_fails_with '^lesson: start needs a lesson number: scripts/lesson.sh start NN' "${LAB_ROOT}/scripts/lesson.sh" start
+  assert_fails_with "^lesson: 'one' is not a lesson number: try one of 01" "${LAB_ROOT}/scripts/lesson.sh" check one
+  assert_fails_with '^lesson: no lesson 99: try one of 01' "${LAB_ROOT}/scripts/lesson.sh" start 99
+  assert_fails_with '^lesson: reset takes at most a lesson number' "${LAB_ROOT}/scripts/lesson.sh" reset 1 2
+  assert_eq "${before}" "$(ls -R "${LAB_ROOT}/exercises" 2>/dev/null || true)" "exercises/ after the refusals"
+}
+
+# Every lesson has its check scenario, its start and its solution settings,
+# and they load: the check runs the lesson's own settings file.
+test_unit_lessons_every_lesson_has_a_check_a_start_and_a_solution() {
+  local file name
+  while read -r file; do
+    name=$(basename "${file}" .md)
+    for part in "checks/lesson-${name}.json" "start/${name}.json" "solutions/${name}.json"; do
+      [[ -f "${LAB_ROOT}/lessons/${part}" ]] || fail "lessons/${part}: expected beside lessons/${name}.md, found none"
+    done
+    in_image NODE_IMAGE node scripts/lab/cli.mjs plan "lesson-${name}" --check --settings "lessons/start/${name}.json"
+    in_image NODE_IMAGE node scripts/lab/cli.mjs plan "lesson-${name}" --check --settings "lessons/solutions/${name}.json"
+  done < <(find "${LAB_ROOT}/lessons" -maxdepth 1 -name '[0-9][0-9]-*.md' | sort)
+}
