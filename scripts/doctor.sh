@@ -4,7 +4,8 @@
 # Checks this machine before the lab's first start: the Docker engine
 # and Compose v2 (at least the oldest version the lab supports), every image the lab uses (present, or pullable: with --pull,
 # pulled), the open files Docker can give a container (HAPROXY_NOFILE, NOFILE),
-# free host ports, the memory Docker can use against the services' limits, and
+# free host ports, the memory Docker can use against the services' limits, its
+# CPUs against the 2 the scenarios and lessons were measured on, and
 # a checkout the containers' non-root users can read. Images and settings come
 # from .env (or COMPOSE_ENV_FILES=.env,offline.env), overridden by the
 # environment, as compose sees them. One line per check:
@@ -27,7 +28,7 @@ PROG="doctor"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 DOCKER="${DOCKER:-docker}"
-readonly MANIFEST_TIMEOUT=10 PULL_TIMEOUT=600
+readonly MANIFEST_TIMEOUT=10 PULL_TIMEOUT=600 MEASURED_CPUS=2
 readonly LAB_DIRS=(haproxy prometheus grafana backend loadgen netprobe)
 # What compose up starts by default (the rest: profiles, or tests).
 readonly DEFAULT_IMAGES=" HAPROXY_IMAGE NODE_IMAGE PROMETHEUS_IMAGE GRAFANA_IMAGE HAPROXY_EXPORTER_IMAGE "
@@ -274,6 +275,21 @@ check_memory() {
   fi
 }
 
+# check_cpus: the CPUs Docker may use, against the 2 every scenario and lesson
+# was measured on (load tools, HAProxy and the backends share them).
+check_cpus() {
+  local n
+  n=$(docker info --format '{{.NCPU}}' 2>/dev/null || true)
+  if [[ ! "${n}" =~ ^[0-9]+$ ]]; then
+    report warn cpus "Docker did not tell its CPUs (docker info: '${n}')"
+  elif ((n < MEASURED_CPUS)); then
+    report warn cpus "Docker can use ${n} CPU; the scenarios and lessons were measured on ${MEASURED_CPUS}, shared by the load tools, HAProxy and the backends: expect lower rates and late samples" \
+      "give Docker ${MEASURED_CPUS} CPUs (Docker Desktop: Settings > Resources > CPUs)"
+  else
+    report ok cpus "Docker can use ${n} CPUs"
+  fi
+}
+
 # check_checkout: the mounted folders readable by the images' non-root users
 # (haproxy, nobody, grafana...): files o+r, folders o+rx (chmod -R o+rX).
 check_checkout() {
@@ -322,9 +338,9 @@ check_machine() {
   if [[ ${engine} -eq 1 ]]; then
     check_images
     check_nofile
-    [[ ${before_up} -eq 1 ]] || check_memory
+    [[ ${before_up} -eq 1 ]] || { check_memory; check_cpus; }
   else
-    report warn "images, nofile, memory" "not checked: no Docker engine (above)"
+    report warn "images, nofile, memory, cpus" "not checked: no Docker engine (above)"
   fi
   check_ports
   check_checkout

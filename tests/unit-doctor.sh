@@ -8,7 +8,7 @@
 # (engine 27.3.1, Compose v2.29.7, 24 GiB, every image present) unless told:
 #   FAKE_ENGINE=down  FAKE_COMPOSE=v1|none|old (2.20.2)|floor (Debian's 2.26.1-4)
 #   FAKE_ABSENT="IMAGE ..."
-#   FAKE_NO_REGISTRY=1  FAKE_NOFILE_MAX=N (dockerd's limit)  FAKE_MEMTOTAL=BYTES
+#   FAKE_NO_REGISTRY=1  FAKE_NOFILE_MAX=N (dockerd's limit)  FAKE_MEMTOTAL=BYTES  FAKE_NCPU=N
 #   FAKE_PS=JSON (compose ps of project FAKE_PS_PROJECT, default haproxy-lab)
 #   FAKE_UP=fail (compose up fails as a container that stays unhealthy does)
 # Each call is logged to DIR/calls.
@@ -111,7 +111,7 @@ case "$1" in
     [[ "$3" == *Client* ]] && { echo 27.3.0; exit 0; }
     [[ "${FAKE_ENGINE:-up}" == up ]] || { echo "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?" >&2; exit 1; }
     echo 27.3.1 ;;
-  info) echo "${FAKE_MEMTOTAL:-25769803776}" ;;
+  info) if [[ "$*" == *NCPU* ]]; then echo "${FAKE_NCPU:-2}"; else echo "${FAKE_MEMTOTAL:-25769803776}"; fi ;;
   image)
     [[ " ${FAKE_ABSENT:-} " != *" $3 "* ]] || { echo "Error response from daemon: No such image: $3" >&2; exit 1; }
     echo '[{}]' ;;
@@ -194,7 +194,7 @@ test_unit_doctor_all_good_passes() {
   body=$(sed '$d' <<<"${out}")
   assert_eq "" "$(grep -v '^ok   ' <<<"${body}" || true)" "lines that are not ok"
   assert_eq "$(wc -l <<<"${body}" | tr -d ' ') ok, 0 failed" "$(tail -n 1 <<<"${out}")" "the last line"
-  for check in docker compose 'image HAPROXY_IMAGE' 'image GRAFANA_IMAGE' nofile 'port GRAFANA_PORT' memory checkout results; do
+  for check in docker compose 'image HAPROXY_IMAGE' 'image GRAFANA_IMAGE' nofile 'port GRAFANA_PORT' memory cpus checkout results; do
     [[ -n "$(line_of "${check}" "${out}")" ]] || fail "no line for ${check}"
   done
   assert_eq "ok   docker: engine 27.3.1 reachable (client 27.3.0)" "$(line_of docker "${out}")" "docker line"
@@ -254,7 +254,7 @@ test_unit_doctor_no_docker_on_path_says_install_it() {
   assert_eq "FAIL docker: no 'docker' command; fix: install Docker Engine (https://docs.docker.com/engine/install/) or Docker Desktop" \
     "$(line_of docker "${out}")" "docker line"
   assert_eq "" "$(line_of compose "${out}")" "compose line (not checked without docker)"
-  assert_match '^warn images, nofile, memory: not checked' "$(line_of 'images, nofile, memory' "${out}")" "skipped checks"
+  assert_match '^warn images, nofile, memory, cpus: not checked' "$(line_of 'images, nofile, memory, cpus' "${out}")" "skipped checks"
   assert_match '^[0-9]+ ok, 1 failed \(1 warning\)$' "$(tail -n 1 <<<"${out}")" "the last line"
   assert_eq "" "${err}" "stderr (a tool missing from PATH, or docker's own error)"
   [[ ! -e "${dir}/calls" ]] || fail "the fake docker was called: $(cat "${dir}/calls")"
@@ -307,7 +307,7 @@ test_unit_doctor_engine_down_fails_and_skips_what_needs_it() {
   assert_eq 1 "${rc}" "exit status without an engine"
   assert_match '^FAIL docker: the Docker engine does not answer: Cannot connect to the Docker daemon.*; fix: start Docker' \
     "$(line_of docker "${out}")" "docker line"
-  assert_match '^warn images, nofile, memory: not checked' "$(line_of 'images, nofile, memory' "${out}")" "skipped checks"
+  assert_match '^warn images, nofile, memory, cpus: not checked' "$(line_of 'images, nofile, memory, cpus' "${out}")" "skipped checks"
   assert_match '^ok   port HAPROXY_HTTP_PORT' "$(line_of 'port HAPROXY_HTTP_PORT' "${out}")" "ports still checked"
   rm -rf "${dir}"
 }
@@ -406,6 +406,18 @@ test_unit_doctor_too_little_memory_fails() {
   out=$(run_doctor "${dir}" FAKE_MEMTOTAL=$((4 * 1024 * 1024 * 1024))) || rc=$?
   assert_eq 0 "${rc}" "exit status below 1.5x the sum (a warning)"
   assert_match '^warn memory: Docker can use 4.0 GiB; .*less than 1.5x' "$(line_of memory "${out}")" "tight memory"
+  rm -rf "${dir}"
+}
+
+test_unit_doctor_fewer_cpus_than_measured_warns() {
+  local dir out rc=0
+  dir=$(doctor_setup)
+  out=$(run_doctor "${dir}") || rc=$?
+  assert_match '^ok   cpus: Docker can use 2 CPUs$' "$(line_of cpus "${out}")" "2 CPUs"
+  out=$(run_doctor "${dir}" FAKE_NCPU=1) || rc=$?
+  assert_eq 0 "${rc}" "exit status with 1 CPU (a warning)"
+  assert_match '^warn cpus: Docker can use 1 CPU; the scenarios and lessons were measured on 2, .*; fix: give Docker 2 CPUs \(Docker Desktop: Settings > Resources > CPUs\)$' \
+    "$(line_of cpus "${out}")" "1 CPU"
   rm -rf "${dir}"
 }
 
