@@ -37,3 +37,18 @@ test_unit_lessons_every_lesson_has_a_check_a_start_and_a_solution() {
     in_image NODE_IMAGE node scripts/lab/cli.mjs plan "lesson-${name}" --check --settings "lessons/solutions/${name}.json"
   done < <(find "${LAB_ROOT}/lessons" -maxdepth 1 -name '[0-9][0-9]-*.md' | sort)
 }
+
+# The dashboard panels a lesson names ("On the dashboard ..." paragraphs,
+# each panel in double quotes) are panels of grafana/dashboards/haproxy-lab.json.
+test_unit_lessons_name_only_panels_the_dashboard_has() {
+  local file titles panel named=0
+  titles=$(grep -o '"title": "[^"]*"' "${LAB_ROOT}/grafana/dashboards/haproxy-lab.json" | sed 's/^"title": //')
+  for file in "${LAB_ROOT}"/lessons/[0-9][0-9]-*.md; do
+    while read -r panel; do
+      [[ -n "${panel}" ]] || continue
+      named=$((named + 1))
+      grep -qxF -- "${panel}" <<<"${titles}" || fail "$(basename "${file}"): panel ${panel}: expected one of the dashboard's panels, found none by that title"
+    done < <(awk '/^On the dashboard/ { on = 1 } on && /^$/ { on = 0 } on' "${file}" | grep -o '"[^"]*"')
+  done
+  assert_ge 1 "${named}" "dashboard panels the lessons name"
+}
