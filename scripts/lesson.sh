@@ -61,7 +61,9 @@ cmd_list() {
 
 # baseline: every service stopped (volumes kept), then the default lab.
 baseline() {
+  local running
   require_docker
+  running=$(running_scenario) && die "a scenario runs on this lab (${running}): wait for it to end, or stop it (Ctrl-C in its terminal), then rerun"
   log "stopping every service of the lab (its data volumes kept)"
   compose --profile '*' down --remove-orphans >/dev/null 2>&1 || die "docker compose down failed: run 'docker compose --profile \"*\" down' to see why"
   "${LAB_ROOT}/scripts/up.sh"

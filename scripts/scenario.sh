@@ -159,7 +159,7 @@ tls_floor() {
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
-  [[ -n "${run_dir}" ]] || exit "${rc}"
+  [[ -n "${run_dir}" ]] || { release_run_lock; exit "${rc}"; }
   stop_runner
   take_lab_state
   # Read: gone on every path out, a refused run's included.
@@ -169,6 +169,7 @@ cleanup() {
     # cannot fit): the run folder goes, results/ is as it was.
     rm -rf "${run_dir}"
     rmdir "${run_dir%/*}" 2>/dev/null || true
+    release_run_lock
     exit "${rc}"
   fi
   if [[ ${interrupted} -eq 1 ]]; then
@@ -193,6 +194,7 @@ cleanup() {
     log "partial results kept in ${run_dir#"${LAB_ROOT}/"} (marked INCOMPLETE)"
     [[ ${interrupted} -eq 1 ]] && rc=130
   fi
+  release_run_lock
   exit "${rc}"
 }
 
@@ -237,6 +239,7 @@ main() {
   require_docker
   require_node_image
   fit_nofile
+  take_run_lock "scripts/scenario.sh ${scenario_args}"
   new_run_dir
   lab_state_file=$(mktemp)
   catch_signals

@@ -1,36 +1,74 @@
 # shellcheck shell=bash
-# End to end, the workshop's lessons: each lesson's check fails on the
-# lesson's start and passes on its solution, as scripts/lesson.sh check runs
-# it; the lesson's runnable blocks (```bash lesson-run) run as written, so a
-# lesson never drifts from the code. Helpers and setup: tests/e2e.sh.
+# End to end, the workshop's lessons as a student does them: each lesson's
+# runnable block (```bash lesson-run) as written, then scripts/lesson.sh check
+# on the lesson's start (it must fail, with the lesson's hint) and on its
+# solution (it must pass). Helpers and setup: tests/e2e.sh.
+#
+# A block's scripts/scenario.sh lines are read by the engine as the script
+# reads them before it starts anything (cli.mjs plan --check: the scenario and
+# every flag as written), without their load: each of those experiments runs
+# in full, or --quick, in its own e2e test (e2e_08, e2e_09*). Every other line
+# runs as written.
 
 # lesson_names: NN-topic of every lessons/NN-topic.md.
 lesson_names() { find "${LAB_ROOT}/lessons" -maxdepth 1 -name '[0-9][0-9]-*.md' -printf '%f\n' | sed 's/\.md$//' | sort; }
 
-test_e2e_14_lesson_checks_fail_on_the_start_and_pass_on_the_solution() {
-  local name rc
-  e2e_up
-  while read -r name; do
-    rc=0
-    scripts/scenario.sh "lesson-${name}" --settings "lessons/start/${name}.json" </dev/null || rc=$?
-    assert_eq 3 "${rc}" "lesson ${name}'s check on its start (3: a verdict failed)"
-    rc=0
-    scripts/scenario.sh "lesson-${name}" --settings "lessons/solutions/${name}.json" </dev/null || rc=$?
-    assert_eq 0 "${rc}" "lesson ${name}'s check on its solution"
-    assert_lab_restored
-  done < <(lesson_names)
-}
-
 # lesson_blocks FILE: the commands of FILE's "```bash lesson-run" blocks, one per line.
 lesson_blocks() { awk '/^```bash lesson-run$/ { on = 1; next } /^```$/ { on = 0 } on && NF' "$1"; }
 
-test_e2e_14a_lesson_runnable_blocks_run_as_written() {
-  local name line
-  while read -r name; do
-    [[ -n "$(lesson_blocks "${LAB_ROOT}/lessons/${name}.md")" ]] || fail "lessons/${name}.md: no \`\`\`bash lesson-run block"
-    while IFS= read -r line; do
+# run_lesson_block NAME: lesson NAME's runnable lines, as above.
+run_lesson_block() {
+  local name=$1 line out rc words
+  [[ -n "$(lesson_blocks "${LAB_ROOT}/lessons/${name}.md")" ]] || fail "lessons/${name}.md: expected a \`\`\`bash lesson-run block, found none"
+  while IFS= read -r line; do
+    if [[ "${line}" == scripts/scenario.sh\ * ]]; then
+      echo "lessons/${name}.md: ${line} (read, not run)"
+      read -ra words <<<"${line#scripts/scenario.sh }"
+      rc=0
+      out=$(in_image NODE_IMAGE node scripts/lab/cli.mjs plan "${words[@]}" --check 2>&1) || rc=$?
+      assert_eq 0 "${rc}" "exit status of reading '${line}' (lessons/${name}.md): ${out}"
+    else
       echo "lessons/${name}.md: ${line}"
       (cd "${LAB_ROOT}" && bash -euo pipefail -c "${line}" </dev/null) || fail "lessons/${name}.md: '${line}' failed"
-    done < <(lesson_blocks "${LAB_ROOT}/lessons/${name}.md")
+    fi
+  done < <(lesson_blocks "${LAB_ROOT}/lessons/${name}.md")
+}
+
+# lesson_check NN OUT: scripts/lesson.sh check NN's exit status; its output
+# shown and kept in OUT.
+lesson_check() {
+  local rc=0
+  (cd "${LAB_ROOT}" && scripts/lesson.sh check "$1" </dev/null 2>&1) >"$2" || rc=$?
+  cat "$2"
+  return "${rc}"
+}
+
+test_e2e_14_every_lesson_fails_on_its_start_and_passes_on_its_solution() {
+  local name number rc saved="" out
+  # A student's own exercises/ is moved aside for the test and put back
+  # whatever happens.
+  if [[ -e "${LAB_ROOT}/exercises" ]]; then
+    saved="${LAB_ROOT}/exercises.before-e2e-$$"
+    mv "${LAB_ROOT}/exercises" "${saved}"
+  fi
+  out=$(mktemp)
+  # The test runs in its own subshell: its EXIT is the test's end.
+  # shellcheck disable=SC2064 # the paths are fixed now
+  trap "rm -f '${out}'; rm -rf '${LAB_ROOT}/exercises'; [[ -z '${saved}' ]] || mv '${saved}' '${LAB_ROOT}/exercises'" EXIT
+  while read -r name; do
+    number=${name%%-*}
+    run_lesson_block "${name}"
+    assert_eq "$(cat "${LAB_ROOT}/lessons/start/${name}.json")" "$(cat "${LAB_ROOT}/exercises/${name}.json")" \
+      "exercises/${name}.json after scripts/lesson.sh start ${number}"
+    rc=0
+    lesson_check "${number}" "${out}" || rc=$?
+    assert_eq 3 "${rc}" "exit status of scripts/lesson.sh check ${number} on the lesson's start (3: a verdict failed)"
+    assert_match 'not yet: .*hint: ' "$(grep 'not yet' "${out}")" "the check's 'not yet' line with the lesson's hint"
+    cp "${LAB_ROOT}/lessons/solutions/${name}.json" "${LAB_ROOT}/exercises/${name}.json"
+    rc=0
+    lesson_check "${number}" "${out}" || rc=$?
+    assert_eq 0 "${rc}" "exit status of scripts/lesson.sh check ${number} on lessons/solutions/${name}.json"
+    assert_match "PASS lesson ${number}" "$(grep PASS "${out}")" "the check's PASS line"
+    assert_lab_restored
   done < <(lesson_names)
 }

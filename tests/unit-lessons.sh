@@ -52,3 +52,35 @@ test_unit_lessons_name_only_panels_the_dashboard_has() {
   done
   assert_ge 1 "${named}" "dashboard panels the lessons name"
 }
+
+# Two students' terminals on one lab: a scenario (a lesson's check) while
+# another runs on the lab is refused with one line, and lesson.sh start would
+# stop the lab under it: refused too; the lock of a run that is gone (killed)
+# is taken over. No lab: a live sleep holds the lock of a project of its own.
+test_unit_lessons_one_scenario_at_a_time_on_a_lab() {
+  local project="unit-lock-$$" lock holder before out shell owner
+  lock="${LAB_ROOT}/results/.running-${project}"
+  sleep 60 &
+  holder=$!
+  mkdir -p "${lock}"
+  echo "${holder}" >"${lock}/pid"
+  echo "scripts/scenario.sh maxconn-sweep" >"${lock}/command"
+  # shellcheck disable=SC2064 # fixed now
+  trap "kill ${holder} 2>/dev/null || true; rm -rf '${lock}'" EXIT
+  before=$(ls -A "${LAB_ROOT}/results/maxconn-sweep" 2>/dev/null || true)
+  assert_fails_with "^scenario: another scenario runs on this lab \(pid ${holder}: scripts/scenario.sh maxconn-sweep\): wait for it to end, or stop it \(Ctrl-C in its terminal\)$" \
+    env COMPOSE_PROJECT_NAME="${project}" "${LAB_ROOT}/scripts/scenario.sh" maxconn-sweep --quick
+  assert_fails_with "^lesson: a scenario runs on this lab \(pid ${holder}: scripts/scenario.sh maxconn-sweep\): wait for it to end" \
+    env COMPOSE_PROJECT_NAME="${project}" "${LAB_ROOT}/scripts/lesson.sh" start 01
+  assert_eq "${before}" "$(ls -A "${LAB_ROOT}/results/maxconn-sweep" 2>/dev/null || true)" "results/maxconn-sweep/ after the refusal"
+  assert_eq "${holder}" "$(cat "${lock}/pid")" "the lock's owner after the refusals"
+  # The holder gone: the next run takes the lock over, and gives it back.
+  kill "${holder}"
+  wait "${holder}" 2>/dev/null || true
+  out=$(COMPOSE_PROJECT_NAME="${project}" bash -c 'source "$1/scripts/lib/common.sh"
+    take_run_lock "a test'"'"'s"; echo "$$ $(cat "${RUN_LOCK}/pid")"; release_run_lock
+    [[ -e "${RUN_LOCK}" ]] && echo "left" || echo "released"' bash "${LAB_ROOT}")
+  read -r shell owner <<<"${out}"
+  assert_eq "${shell}" "${owner}" "the lock's pid once a new shell took it over (that shell's pid)"
+  assert_eq released "$(sed -n 2p <<<"${out}")" "the lock after release_run_lock"
+}

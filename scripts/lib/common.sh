@@ -15,6 +15,42 @@ export LAB_UID LAB_GID
 die() { echo "${PROG:-lab}: $*" >&2; exit 1; }
 log() { printf '[%s %s] %s\n' "${PROG:-lab}" "$(date +%H:%M:%S)" "$*"; }
 
+# One scenario at a time on a lab: two would reconfigure and restart the same
+# HAProxy under each other's load. The lock is a folder (mkdir is atomic, and
+# needs no flock on a Mac) holding the owner's pid and command; a lock whose
+# pid is gone (a killed run) is taken over.
+RUN_LOCK="${LAB_ROOT}/results/.running-${COMPOSE_PROJECT_NAME:-lab}"
+readonly RUN_LOCK
+
+# running_scenario: "pid N: COMMAND" of the scenario running on this lab, else status 1.
+running_scenario() {
+  local pid
+  pid=$(cat "${RUN_LOCK}/pid" 2>/dev/null) || return 1
+  [[ "${pid}" =~ ^[0-9]+$ ]] && kill -0 "${pid}" 2>/dev/null || return 1
+  echo "pid ${pid}: $(cat "${RUN_LOCK}/command" 2>/dev/null)"
+}
+
+# take_run_lock COMMAND: this shell owns the lab's run lock, or one line and exit 1.
+take_run_lock() {
+  local running
+  mkdir -p "${LAB_ROOT}/results"
+  until mkdir "${RUN_LOCK}" 2>/dev/null; do
+    running=$(running_scenario) \
+      && die "another scenario runs on this lab (${running}): wait for it to end, or stop it (Ctrl-C in its terminal)"
+    rm -rf "${RUN_LOCK}"
+  done
+  echo "$$" >"${RUN_LOCK}/pid"
+  echo "$1" >"${RUN_LOCK}/command"
+  RUN_LOCK_HELD=1
+}
+
+# release_run_lock: the lock gone, if this shell took it.
+release_run_lock() {
+  [[ "${RUN_LOCK_HELD:-0}" -eq 1 ]] || return 0
+  rm -rf "${RUN_LOCK}"
+  RUN_LOCK_HELD=0
+}
+
 # compose ARGS...: docker compose on the lab's compose.yaml.
 compose() { docker compose --project-directory "${LAB_ROOT}" "$@"; }
 
