@@ -18,20 +18,22 @@ lesson_blocks() { awk '/^```bash lesson-run$/ { on = 1; next } /^```$/ { on = 0 
 
 # run_lesson_block NAME: lesson NAME's runnable lines, as above.
 run_lesson_block() {
-  local name=$1 line out rc words
-  [[ -n "$(lesson_blocks "${LAB_ROOT}/lessons/${name}.md")" ]] || fail "lessons/${name}.md: expected a \`\`\`bash lesson-run block, found none"
-  while IFS= read -r line; do
+  local name=$1 line out rc words lines
+  # Read first: a command in the loop may read stdin (docker run -i).
+  mapfile -t lines < <(lesson_blocks "${LAB_ROOT}/lessons/${name}.md")
+  [[ ${#lines[@]} -gt 0 ]] || fail "lessons/${name}.md: expected a \`\`\`bash lesson-run block, found none"
+  for line in "${lines[@]}"; do
     if [[ "${line}" == scripts/scenario.sh\ * ]]; then
       echo "lessons/${name}.md: ${line} (read, not run)"
       read -ra words <<<"${line#scripts/scenario.sh }"
       rc=0
-      out=$(in_image NODE_IMAGE node scripts/lab/cli.mjs plan "${words[@]}" --check 2>&1) || rc=$?
+      out=$(in_image NODE_IMAGE node scripts/lab/cli.mjs plan "${words[@]}" --check </dev/null 2>&1) || rc=$?
       assert_eq 0 "${rc}" "exit status of reading '${line}' (lessons/${name}.md): ${out}"
     else
       echo "lessons/${name}.md: ${line}"
       (cd "${LAB_ROOT}" && bash -euo pipefail -c "${line}" </dev/null) || fail "lessons/${name}.md: '${line}' failed"
     fi
-  done < <(lesson_blocks "${LAB_ROOT}/lessons/${name}.md")
+  done
 }
 
 # lesson_check NN OUT: scripts/lesson.sh check NN's exit status; its output
@@ -44,7 +46,7 @@ lesson_check() {
 }
 
 test_e2e_14_every_lesson_fails_on_its_start_and_passes_on_its_solution() {
-  local name number rc saved="" out
+  local name number rc saved="" out names
   # A student's own exercises/ is moved aside for the test and put back
   # whatever happens.
   if [[ -e "${LAB_ROOT}/exercises" ]]; then
@@ -55,7 +57,9 @@ test_e2e_14_every_lesson_fails_on_its_start_and_passes_on_its_solution() {
   # The test runs in its own subshell: its EXIT is the test's end.
   # shellcheck disable=SC2064 # the paths are fixed now
   trap "rm -f '${out}'; rm -rf '${LAB_ROOT}/exercises'; [[ -z '${saved}' ]] || mv '${saved}' '${LAB_ROOT}/exercises'" EXIT
-  while read -r name; do
+  mapfile -t names < <(lesson_names)
+  assert_ge 8 "${#names[@]}" "lessons/NN-*.md files"
+  for name in "${names[@]}"; do
     number=${name%%-*}
     run_lesson_block "${name}"
     assert_eq "$(cat "${LAB_ROOT}/lessons/start/${name}.json")" "$(cat "${LAB_ROOT}/exercises/${name}.json")" \
@@ -70,5 +74,5 @@ test_e2e_14_every_lesson_fails_on_its_start_and_passes_on_its_solution() {
     assert_eq 0 "${rc}" "exit status of scripts/lesson.sh check ${number} on lessons/solutions/${name}.json"
     assert_match "PASS lesson ${number}" "$(grep PASS "${out}")" "the check's PASS line"
     assert_lab_restored
-  done < <(lesson_names)
+  done
 }

@@ -27,15 +27,19 @@ test_unit_lessons_bad_input_is_one_clear_line() {
 # Every lesson has its check scenario, its start and its solution settings,
 # and they load: the check runs the lesson's own settings file.
 test_unit_lessons_every_lesson_has_a_check_a_start_and_a_solution() {
-  local file name
-  while read -r file; do
+  local file name files
+  # Read first: in_image's docker run -i would read the rest of a loop's input.
+  mapfile -t files < <(find "${LAB_ROOT}/lessons" -maxdepth 1 -name '[0-9][0-9]-*.md' | sort)
+  assert_ge 8 "${#files[@]}" "lessons/NN-*.md files"
+  for file in "${files[@]}"; do
     name=$(basename "${file}" .md)
     for part in "checks/lesson-${name}.json" "start/${name}.json" "solutions/${name}.json"; do
       [[ -f "${LAB_ROOT}/lessons/${part}" ]] || fail "lessons/${part}: expected beside lessons/${name}.md, found none"
     done
-    in_image NODE_IMAGE node scripts/lab/cli.mjs plan "lesson-${name}" --check --settings "lessons/start/${name}.json"
-    in_image NODE_IMAGE node scripts/lab/cli.mjs plan "lesson-${name}" --check --settings "lessons/solutions/${name}.json"
-  done < <(find "${LAB_ROOT}/lessons" -maxdepth 1 -name '[0-9][0-9]-*.md' | sort)
+    echo "lessons/${name}.md: its check reads its start and its solution"
+    in_image NODE_IMAGE node scripts/lab/cli.mjs plan "lesson-${name}" --check --settings "lessons/start/${name}.json" </dev/null
+    in_image NODE_IMAGE node scripts/lab/cli.mjs plan "lesson-${name}" --check --settings "lessons/solutions/${name}.json" </dev/null
+  done
 }
 
 # The dashboard panels a lesson names ("On the dashboard ..." paragraphs,
