@@ -6,8 +6,8 @@
 #
 # The workshop's lessons (lessons/NN-topic.md), one per experiment family.
 #   list      each lesson: its number, title and measured duration
-#   start NN  the lab in lesson NN's starting state, from any state (every
-#             service stopped, then scripts/up.sh: the baseline), and your
+#   start NN  the lab in lesson NN's starting state, from any state (the
+#             load tools stopped, scripts/up.sh, HAProxy on its baseline), and your
 #             settings file exercises/NN-topic.json, copied from
 #             lessons/start/ (yours is kept if you have one: reset NN)
 #   check NN  lesson NN's check: a short measured run (scripts/scenario.sh
@@ -59,14 +59,28 @@ cmd_list() {
   done < <(lesson_files)
 }
 
-# baseline: every service stopped (volumes kept), then the default lab.
+# baseline: the lab as scripts/up.sh leaves it, from any state: every
+# optional service (the load tools, behind profiles) stopped, then up.sh
+# (compose up recreates a service whose settings differ from .env's and puts
+# every scale back), and HAProxy recreated if it runs another config than
+# haproxy/haproxy.cfg (a run that was killed). Cheap on a lab already so.
 baseline() {
-  local running
+  local running optional
   require_docker
   running=$(running_scenario) && die "a scenario runs on this lab (${running}): wait for it to end, or stop it (Ctrl-C in its terminal), then rerun"
-  log "stopping every service of the lab (its data volumes kept)"
-  compose --profile '*' down --remove-orphans >/dev/null 2>&1 || die "docker compose down failed: run 'docker compose --profile \"*\" down' to see why"
+  optional=$(comm -13 <(compose config --services | sort) <(compose --profile '*' config --services | sort) | xargs)
+  # shellcheck disable=SC2086 # one service per word
+  compose --profile '*' rm -sf ${optional} >/dev/null 2>&1 || die "could not stop the load tools (${optional}): run 'docker compose --profile \"*\" down', then rerun"
   "${LAB_ROOT}/scripts/up.sh"
+  local rc=0
+  description_is baseline || rc=$?
+  # The runtime API is read through a probe beside HAProxy: none left.
+  remove_instance_probes >/dev/null 2>&1 || true
+  if [[ ${rc} -ne 0 ]]; then
+    log "HAProxy runs another config than haproxy/haproxy.cfg: recreating it"
+    compose up -d --wait --force-recreate --no-deps haproxy >/dev/null 2>&1 \
+      || die "could not recreate HAProxy: run 'docker compose up -d --force-recreate haproxy' to see why"
+  fi
 }
 
 cmd_start() {
@@ -132,4 +146,6 @@ main() {
   "cmd_${command}" "${@:2}"
 }
 
-main "$@"
+# "exit" on the same line: bash reads a script as it runs, so an edit of this
+# file during a check (a git pull) cannot make it run what follows.
+main "$@"; exit

@@ -18,9 +18,8 @@ test_e2e_09a_long_lived_quick() {
   scenario_judged verdicts long-lived --quick
 }
 
-test_e2e_09a_client_timeout_quick() {
-  scenario_judged client-timeout client-timeout --quick
-}
+# client-timeout --quick is judged by e2e_11 (tests/e2e-dashboards.sh), in
+# the run whose Grafana annotations it checks.
 
 test_e2e_09a_backend_timeout_quick() {
   scenario_judged backend-timeout backend-timeout --quick
