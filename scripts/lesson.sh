@@ -51,12 +51,16 @@ topic() {
 field() { awk -v name="**$2**: " 'index($0, name) == 1 { on = 1; $0 = substr($0, length(name) + 1) } on && /^$/ { exit } on { printf "%s%s", sep, $0; sep = " " }' "$1"; }
 
 cmd_list() {
-  local file title minutes
+  local file titles=() durations=() numbers=() width=0 i
   while read -r file; do
-    title=$(sed -n '1s/^# Lesson [0-9]*: //p' "${file}")
-    minutes=$(field "${file}" Duration)
-    printf '  %s  %-52s %s\n' "$(basename "${file}" | cut -c1-2)" "${title}" "${minutes:-duration not measured yet}"
+    numbers+=("$(basename "${file}" | cut -c1-2)")
+    titles+=("$(sed -n '1s/^# Lesson [0-9]*: //p' "${file}")")
+    durations+=("$(field "${file}" Duration)")
+    ((${#titles[-1]} <= width)) || width=${#titles[-1]}
   done < <(lesson_files)
+  for i in "${!titles[@]}"; do
+    printf "  %s  %-${width}s  %s\n" "${numbers[i]}" "${titles[i]}" "${durations[i]:-duration not measured yet}"
+  done
 }
 
 # baseline: the lab as scripts/up.sh leaves it, from any state: every

@@ -88,3 +88,17 @@ test_unit_lessons_one_scenario_at_a_time_on_a_lab() {
   assert_eq "${shell}" "${owner}" "the lock's pid once a new shell took it over (that shell's pid)"
   assert_eq released "$(sed -n 2p <<<"${out}")" "the lock after release_run_lock"
 }
+
+# Each lesson's measured duration is written once in its "Duration" line;
+# the teacher notes' table repeats it: the two agree.
+test_unit_lessons_durations_agree_with_the_teacher_notes() {
+  local file name machine plan row
+  for file in "${LAB_ROOT}"/lessons/[0-9][0-9]-*.md; do
+    name=$(basename "${file}" .md)
+    machine=$(sed -n 's/^\*\*Duration\*\*: about [0-9]* min (machine time \(.*\), measured)$/\1/p' "${file}")
+    plan=$(sed -n 's/^\*\*Duration\*\*: about \([0-9]*\) min .*/\1/p' "${file}")
+    [[ -n "${machine}" ]] || fail "lessons/${name}.md: expected a line '**Duration**: about N min (machine time ..., measured)', found none"
+    row=$(grep -F "(${name}.md)" "${LAB_ROOT}/lessons/README.md" || true)
+    assert_match "^\| ${name%%-*} \| .* \| ${machine} \| .* \| ${plan} min \|$" "${row}" "lessons/README.md's row of lesson ${name}"
+  done
+}
