@@ -147,7 +147,12 @@ main() {
     "") die "no command: scripts/lesson.sh list | start NN | check NN | reset [NN]" ;;
     *) die "unknown command '${command}': use list, start NN, check NN or reset [NN]" ;;
   esac
-  "cmd_${command}" "${@:2}"
+  case "${command}" in
+    list) cmd_list ;;
+    start) cmd_start "$2" ;;
+    check) cmd_check "$2" ;;
+    reset) cmd_reset "${@:2}" ;;
+  esac
 }
 
 # "exit" on the same line: bash reads a script as it runs, so an edit of this

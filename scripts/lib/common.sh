@@ -21,6 +21,7 @@ log() { printf '[%s %s] %s\n' "${PROG:-lab}" "$(date +%H:%M:%S)" "$*"; }
 # pid is gone (a killed run) is taken over.
 RUN_LOCK="${LAB_ROOT}/results/.running-${COMPOSE_PROJECT_NAME:-lab}"
 readonly RUN_LOCK
+run_lock_held=0
 
 # running_scenario: "pid N: COMMAND" of the scenario running on this lab, else status 1.
 running_scenario() {
@@ -41,14 +42,14 @@ take_run_lock() {
   done
   echo "$$" >"${RUN_LOCK}/pid"
   echo "$1" >"${RUN_LOCK}/command"
-  RUN_LOCK_HELD=1
+  run_lock_held=1
 }
 
 # release_run_lock: the lock gone, if this shell took it.
 release_run_lock() {
-  [[ "${RUN_LOCK_HELD:-0}" -eq 1 ]] || return 0
+  [[ ${run_lock_held} -eq 1 ]] || return 0
   rm -rf "${RUN_LOCK}"
-  RUN_LOCK_HELD=0
+  run_lock_held=0
 }
 
 # compose ARGS...: docker compose on the lab's compose.yaml.
