@@ -76,15 +76,9 @@ baseline() {
   # shellcheck disable=SC2086 # one service per word
   compose --profile '*' rm -sf ${optional} >/dev/null 2>&1 || die "could not stop the load tools (${optional}): run 'docker compose --profile \"*\" down', then rerun"
   "${LAB_ROOT}/scripts/up.sh"
-  local rc=0
-  description_is baseline || rc=$?
+  haproxy_on_baseline || die "could not recreate HAProxy: run 'docker compose up -d --force-recreate haproxy' to see why"
   # The runtime API is read through a probe beside HAProxy: none left.
   remove_instance_probes >/dev/null 2>&1 || true
-  if [[ ${rc} -ne 0 ]]; then
-    log "HAProxy runs another config than haproxy/haproxy.cfg: recreating it"
-    compose up -d --wait --force-recreate --no-deps haproxy >/dev/null 2>&1 \
-      || die "could not recreate HAProxy: run 'docker compose up -d --force-recreate haproxy' to see why"
-  fi
 }
 
 cmd_start() {

@@ -62,12 +62,7 @@ e2e_teardown() {
 e2e_up() {
   compose --profile load --profile hold --profile pace --profile attack rm -sf loadgen holder pacer vegeta >/dev/null 2>&1 || true
   quiet_compose up -d --wait --wait-timeout 180 "$@" "${E2E_SERVICES[@]}"
-  if ! description_is baseline; then
-    # Every start of the container links the baseline back, with its own
-    # listening sockets (a reload would keep a scenario's).
-    echo "HAProxy runs '$(haproxy_info description)', not the baseline: recreating it" >&2
-    quiet_compose up -d --wait --wait-timeout 60 --force-recreate --no-deps haproxy
-  fi
+  haproxy_on_baseline || fail "HAProxy is not on its baseline and could not be recreated (docker compose up -d --force-recreate haproxy)"
 }
 
 # quiet_compose ARGS...: compose ARGS, its progress lines shown only when it

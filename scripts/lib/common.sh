@@ -475,6 +475,16 @@ description_is() {
   done
 }
 
+# haproxy_on_baseline: every HAProxy instance runs haproxy/haproxy.cfg; if
+# one runs another config (a run that was killed), HAProxy is recreated:
+# every start links the baseline back with its own listening sockets (a
+# reload would keep the run's). Status 1 if the recreate failed.
+haproxy_on_baseline() {
+  description_is baseline && return 0
+  log "HAProxy runs '$(haproxy_info description)', not haproxy/haproxy.cfg: recreating it"
+  compose up -d --wait --wait-timeout 60 --force-recreate --no-deps haproxy >/dev/null 2>&1
+}
+
 # haproxy_stat_sum PROXY_REGEX SVNAME COLUMN: COLUMN of "show stat" summed over
 # the rows of the matching proxies (SVNAME FRONTEND, BACKEND or a server), over
 # every HAProxy instance.
