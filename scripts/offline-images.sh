@@ -98,6 +98,8 @@ main() {
   build_image SHELLCHECK_IMAGE shellcheck.Dockerfile
   build_image NETPROBE_IMAGE netprobe.Dockerfile
   build_image ACTIONLINT_IMAGE actionlint.Dockerfile
+  # The practice Swarm's nodes (scripts/swarm.sh practice).
+  build_image DIND_IMAGE dind.Dockerfile
   docker image inspect "$(image_ref K6_IMAGE)" >/dev/null 2>&1 \
     || log "K6_IMAGE: compiling k6 from its Go module takes several minutes"
   build_image K6_IMAGE k6.Dockerfile

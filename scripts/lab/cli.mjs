@@ -19,6 +19,10 @@
 //                             the measured-vs-published table; writes summary.*,
 //                             report.md and chart.svg; exit 3 if a verdict failed
 //                             (versions: DIR/versions.env and the load tools' own)
+//   stack --host-root DIR [--without SERVICE]... [--scale SERVICE=N]... < COMPOSE_CONFIG_JSON
+//                             the lab as a Swarm stack file (JSON, on stdout):
+//                             compose config's JSON made into what `docker stack
+//                             deploy` takes (scripts/lab/swarm/stack.mjs)
 // A usage error prints one line on stderr and exits 2.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +36,7 @@ import { TOPOLOGY, TOPOLOGY_FILE, containersOf, expandProcesses } from './core/t
 import { DEFAULT_TOOL, LOAD_TOOLS } from './core/loadtools.mjs';
 import { expectedListeners, listenersText } from './plan/listeners.mjs';
 import { compareListeners, parseSs } from './run/sockets.mjs';
+import { StackError, toStack } from './swarm/stack.mjs';
 
 const ROOT = process.cwd();
 const BASELINE = 'haproxy/haproxy.cfg';
@@ -239,6 +244,27 @@ function report(args) {
   if (!result.ok) process.exitCode = 3;
 }
 
+function stackCommand(args) {
+  const [hostRoot, rest] = takeFlag(args, '--host-root');
+  if (!hostRoot?.startsWith('/')) throw new UsageError('stack needs --host-root DIR, the checkout as the host names it');
+  const without = [];
+  const replicas = {};
+  for (let i = 0; i < rest.length; i += 2) {
+    const [flag, value] = [rest[i], rest[i + 1] ?? ''];
+    if (flag === '--without' && value) without.push(value);
+    else if (flag === '--scale' && /^[a-z][a-z0-9-]*=\d+$/.test(value)) replicas[value.split('=')[0]] = Number(value.split('=')[1]);
+    else throw new UsageError(`stack: unknown argument "${flag} ${value}" (use --without SERVICE or --scale SERVICE=N)`);
+  }
+  const compose = JSON.parse(readFileSync(0, 'utf8'));
+  try {
+    const { stack } = toStack(compose, { hostRoot, localRoot: ROOT, without, replicas });
+    process.stdout.write(`${JSON.stringify(stack, null, 2)}\n`);
+  } catch (err) {
+    if (err instanceof StackError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 function main([command, ...args]) {
   switch (command) {
     case 'list': return list();
@@ -247,7 +273,8 @@ function main([command, ...args]) {
     case 'report': return report(args);
     case 'listeners': return listenersCommand(args);
     case 'preflight': return preflightCommand(args);
-    default: throw new UsageError(`unknown command "${command ?? ''}": use list, describe, plan, preflight, listeners or report`);
+    case 'stack': return stackCommand(args);
+    default: throw new UsageError(`unknown command "${command ?? ''}": use list, describe, plan, preflight, listeners, report or stack`);
   }
 }
 

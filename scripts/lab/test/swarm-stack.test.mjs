@@ -1,0 +1,85 @@
+// The lab as a Swarm stack (scripts/lab/swarm/stack.mjs): each rule that
+// makes compose config's JSON into what docker stack deploy takes.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CONFIG_MAX_BYTES, StackError, configName, toStack } from '../swarm/stack.mjs';
+
+// A checkout with ./app/{server.mjs,lib/util.mjs} and ./one.cfg; HOST is the
+// path compose config names it by, LOCAL where the test reads it.
+function checkout() {
+  const local = mkdtempSync(join(tmpdir(), 'stack-'));
+  mkdirSync(join(local, 'app/lib'), { recursive: true });
+  writeFileSync(join(local, 'app/server.mjs'), 'server');
+  writeFileSync(join(local, 'app/lib/util.mjs'), 'util');
+  writeFileSync(join(local, 'one.cfg'), 'cfg');
+  return { local, host: '/home/me/haproxy-lab' };
+}
+
+function compose(services, extra = {}) {
+  return { name: 'haproxy-lab', services, networks: { lab: { name: 'haproxy-lab_lab', driver: 'bridge', ipam: {} } }, volumes: { data: { name: 'haproxy-lab_data' } }, 'x-sysctls': {}, ...extra };
+}
+
+test('a read-only bind mount of the lab becomes one config per file, named by its content', () => {
+  const { local, host } = checkout();
+  const { stack } = toStack(compose({
+    web: { image: 'node', volumes: [
+      { type: 'bind', source: `${host}/app`, target: '/srv', read_only: true },
+      { type: 'bind', source: `${host}/one.cfg`, target: '/etc/one.cfg', read_only: true },
+      { type: 'volume', source: 'data', target: '/data' },
+    ] },
+  }), { hostRoot: host, localRoot: local });
+  const targets = Object.fromEntries(stack.services.web.configs.map((c) => [c.target, c.source]));
+  assert.deepEqual(Object.keys(targets).sort(), ['/etc/one.cfg', '/srv/lib/util.mjs', '/srv/server.mjs']);
+  assert.equal(stack.configs[targets['/srv/server.mjs']].file, `${host}/app/server.mjs`, 'the CLI reads the file on the deploying host');
+  assert.deepEqual(stack.services.web.volumes, [{ type: 'volume', source: 'data', target: '/data' }], 'named volumes stay');
+  assert.notEqual(configName('app/x', 'a'), configName('app/x', 'b'), 'an edited file is a new config');
+  assert.ok(`haproxy-lab_${configName('grafana/provisioning/datasources/prometheus.yaml', 'x')}`.length <= 64, 'Swarm names are 64 characters at most');
+});
+
+test('a writable bind mount of the lab, a file too large for a config, a cpuset: refused with the reason', () => {
+  const { local, host } = checkout();
+  const writable = compose({ gen: { image: 'k6', volumes: [{ type: 'bind', source: `${host}/app`, target: '/results' }] } });
+  assert.throws(() => toStack(writable, { hostRoot: host, localRoot: local }), (e) => e instanceof StackError && /writable bind mount app/.test(e.message));
+  writeFileSync(join(local, 'one.cfg'), 'x'.repeat(CONFIG_MAX_BYTES + 1));
+  const large = compose({ web: { image: 'n', volumes: [{ type: 'bind', source: `${host}/one.cfg`, target: '/o', read_only: true }] } });
+  assert.throws(() => toStack(large, { hostRoot: host, localRoot: local }), /more than a Swarm config holds/);
+  assert.throws(() => toStack(compose({ h: { image: 'h', cpuset: '0' } }), { hostRoot: host }), /cpuset "0" has no Swarm form: set HAPROXY_CPUSET=/);
+});
+
+test('ports in host mode on every address, compose-only keys left out, a host path outside the lab kept', () => {
+  const { local, host } = checkout();
+  const { stack } = toStack(compose({
+    haproxy: {
+      image: 'haproxy', entrypoint: null, depends_on: { b: { condition: 'service_healthy' } }, restart: 'unless-stopped',
+      ports: [{ mode: 'ingress', host_ip: '127.0.0.1', target: 7000, published: '17000', protocol: 'tcp' }],
+      volumes: [{ type: 'bind', source: '/var/run/docker.sock', target: '/var/run/docker.sock', read_only: true }],
+      deploy: { resources: { limits: { memory: '1024', cpus: 0 } } },
+      sysctls: { 'net.core.somaxconn': '65535' }, ulimits: { nofile: { soft: 10, hard: 10 } },
+    },
+    certs: { image: 'node', network_mode: 'none', build: { context: '.' } },
+  }), { hostRoot: host, localRoot: local });
+  const h = stack.services.haproxy;
+  assert.deepEqual(h.ports, [{ mode: 'host', target: 7000, published: 17000, protocol: 'tcp' }]);
+  for (const key of ['entrypoint', 'depends_on', 'restart']) assert.equal(key in h, false, `${key} is left out`);
+  assert.deepEqual(h.deploy.resources.limits, { memory: '1024' }, 'cpus 0 (no limit) is left out');
+  assert.deepEqual(h.volumes[0].source, '/var/run/docker.sock');
+  assert.deepEqual(h.sysctls, { 'net.core.somaxconn': '65535' });
+  assert.deepEqual(stack.services.certs, { image: 'node' });
+  assert.deepEqual(stack.networks, { lab: { ipam: {}, driver: 'overlay', attachable: true } });
+  assert.deepEqual(stack.volumes, { data: {} }, "compose's project names go: the stack's name prefixes them");
+  assert.equal('x-sysctls' in stack, false);
+});
+
+test('--without leaves a service out, --scale sets a replicated service\'s tasks; bad ones are refused', () => {
+  const { host } = checkout();
+  const c = compose({ a: { image: 'a' }, b: { image: 'b' }, g: { image: 'g', deploy: { mode: 'global' } } });
+  const { stack } = toStack(c, { hostRoot: host, without: ['b'], replicas: { a: 3 } });
+  assert.deepEqual(Object.keys(stack.services), ['a', 'g']);
+  assert.equal(stack.services.a.deploy.replicas, 3);
+  assert.throws(() => toStack(c, { hostRoot: host, without: ['nope'] }), /--without nope: compose.yaml has no such service/);
+  assert.throws(() => toStack(c, { hostRoot: host, replicas: { g: 2 } }), /a global service's tasks are not counted/);
+  assert.throws(() => toStack(c, { hostRoot: host, without: ['a'], replicas: { a: 2 } }), /--scale a: the stack has no such service/);
+});

@@ -1,0 +1,128 @@
+# shellcheck shell=bash
+# The lab on a Swarm of three machines, made on this one (scripts/swarm.sh
+# practice up: Docker-in-Docker nodes), deployed as README shows it
+# (scripts/swarm.sh deploy), checked from outside as a user would reach it
+# (the HAProxy node's published ports), and torn down. On demand, not in
+# the default run (about 2 minutes): scripts/test.sh swarm
+# The setup deploys once; each test reads the deployed lab, so any one runs
+# alone (scripts/test.sh swarm PATTERN), the deploy included.
+
+readonly SWARM_NODES=3 SWARM_SLOW=2 SWARM_FAST=2
+swarm_started=0
+
+# swarm ARGS...: scripts/swarm.sh on the practice Swarm.
+swarm() { SWARM_CONTEXT=haproxy-lab-practice "${LAB_ROOT}/scripts/swarm.sh" "$@"; }
+# on_swarm ARGS...: docker on the practice Swarm's manager.
+on_swarm() { docker --context haproxy-lab-practice "$@"; }
+
+swarm_setup() {
+  swarm_started=1
+  "${LAB_ROOT}/scripts/swarm.sh" practice down >/dev/null
+  "${LAB_ROOT}/scripts/swarm.sh" practice up "${SWARM_NODES}" || return 1
+  swarm deploy --scale "backend-slow=${SWARM_SLOW}" --scale "backend-fast=${SWARM_FAST}" || return 1
+  SWARM_HAPROXY=$(on_swarm node inspect -f '{{.Status.Addr}}' node1)
+}
+
+swarm_teardown() {
+  [[ ${swarm_started} -eq 1 ]] || return 0
+  "${LAB_ROOT}/scripts/swarm.sh" practice down >/dev/null || true
+}
+
+# tasks_on SERVICE: the nodes SERVICE's running tasks are on, sorted, one line.
+tasks_on() {
+  on_swarm service ps --filter desired-state=running --format '{{.Node}}' "haproxy-lab_$1" | sort -u | xargs
+}
+
+test_swarm_01_haproxy_runs_alone_on_its_node_the_backends_on_the_others() {
+  local service
+  for service in haproxy prometheus haproxy-exporter; do
+    assert_eq "node1" "$(tasks_on "${service}")" "${service}'s node (the one labelled haproxy-lab.role=haproxy)"
+  done
+  assert_eq "node1" "$(on_swarm service ps --format '{{.Node}}' haproxy-lab_certs | sort -u | xargs)" "certs' node (it fills HAProxy's certificate volume)"
+  for service in backend-slow backend-fast; do
+    assert_eq "node2 node3" "$(tasks_on "${service}")" "${service}'s nodes (every node but HAProxy's, spread)"
+  done
+  assert_eq "node1 node2 node3" "$(tasks_on container-exporter)" "container-exporter's nodes (one per node)"
+}
+
+# stat_servers BACKEND: "name status address" of BACKEND's servers UP, from
+# HAProxy's stats page as a user reaches it (the HAProxy node's port).
+stat_servers() {
+  curl -fsS -m 5 "http://${SWARM_HAPROXY}:$(env_value HAPROXY_STATS_PORT)/stats;csv" \
+    | awk -F, -v be="$1" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+      $1 == be && $2 != "BACKEND" && $2 != "FRONTEND" && $col["status"] == "UP" { print $2, $col["addr"] }'
+}
+
+# servers_up_are BACKEND N: HAProxy has N servers of BACKEND UP.
+servers_up_are() { [[ $(stat_servers "$1" | grep -c .) -eq $2 ]]; }
+
+# task_addresses SERVICE: the overlay addresses of SERVICE's tasks, sorted.
+task_addresses() {
+  local id
+  for id in $(on_swarm service ps -q --filter desired-state=running "haproxy-lab_$1"); do
+    on_swarm inspect -f '{{range .NetworksAttachments}}{{range .Addresses}}{{.}} {{end}}{{end}}' "${id}"
+  done | tr ' ' '\n' | sed -n 's|/.*||p' | sort | xargs
+}
+
+test_swarm_02_haproxy_sees_every_backend_replica_on_every_node() {
+  local backend service count want
+  for backend in be_slow:backend-slow:${SWARM_SLOW} be_fast:backend-fast:${SWARM_FAST}; do
+    IFS=: read -r backend service count <<<"${backend}"
+    want=$(task_addresses "${service}")
+    wait_for 30 "${backend}: ${count} servers UP" servers_up_are "${backend}" "${count}" || true
+    assert_eq "${count}" "$(stat_servers "${backend}" | grep -c .)" "${backend}'s servers UP (server-template over dnsrr: one per replica)"
+    assert_eq "${want}" "$(stat_servers "${backend}" | awk '{ sub(/:.*/, "", $2); print $2 }' | sort | xargs)" \
+      "${backend}'s server addresses (the tasks' overlay addresses)"
+  done
+}
+
+test_swarm_03_requests_through_haproxy_reach_replicas_on_every_worker() {
+  local i replica seen="" nodes="" node id
+  for ((i = 0; i < 40; i++)); do
+    replica=$(curl -fsS -m 5 -D - -o /dev/null "http://${SWARM_HAPROXY}:$(env_value HAPROXY_HTTP_PORT)/fast" \
+      | tr -d '\r' | sed -n 's/^[Xx]-[Rr]eplica: //p')
+    [[ -n "${replica}" ]] || fail "request ${i} through HAProxy: no X-Replica header"
+    seen+="${replica}"$'\n'
+  done
+  # A replica is its container's hostname: the container id on its node.
+  local ids=()
+  mapfile -t ids < <(sort -u <<<"${seen}" | grep .)
+  for node in haproxy-lab-practice-node2 haproxy-lab-practice-node3; do
+    for id in "${ids[@]}"; do
+      docker -H "tcp://$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "${node}"):2375" \
+        ps -q --filter "id=${id}" | grep -q . && nodes+="${node#haproxy-lab-practice-} "
+    done
+  done
+  assert_eq "${SWARM_FAST}" "${#ids[@]}" "backend-fast replicas that answered 40 requests"
+  assert_eq "node2 node3" "$(tr ' ' '\n' <<<"${nodes}" | sort -u | xargs)" "nodes whose replicas answered"
+}
+
+# targets_all_up URL: every active target of the Prometheus at URL is up.
+targets_all_up() {
+  local targets
+  targets=$(curl -fsS -m 5 "$1/api/v1/targets?state=active") || return 1
+  grep -q '"health":"up"' <<<"${targets}" && ! grep -Eq '"health":"(down|unknown)"' <<<"${targets}"
+}
+
+test_swarm_04_prometheus_scrapes_haproxy_and_the_backends_across_nodes() {
+  local up
+  wait_for 60 "Prometheus: every target up" targets_all_up "http://${SWARM_HAPROXY}:$(env_value PROMETHEUS_PORT)" || true
+  up=$(curl -fsS -m 5 "http://${SWARM_HAPROXY}:$(env_value PROMETHEUS_PORT)/api/v1/query" --data-urlencode 'query=sum by (job) (up)')
+  assert_match '"job":"haproxy"\},"value":\[[0-9.]+,"1"\]' "${up}" "Prometheus: HAProxy's targets up (job haproxy)"
+  assert_match '"job":"haproxy-exporter"\},"value":\[[0-9.]+,"1"\]' "${up}" "Prometheus: haproxy-exporter up"
+  assert_match "\"job\":\"backend\"\\},\"value\":\\[[0-9.]+,\"$((SWARM_SLOW + SWARM_FAST))\"\\]" "${up}" \
+    "Prometheus: every backend replica up, on both workers (job backend)"
+  assert_match "\"job\":\"containers\"\\},\"value\":\\[[0-9.]+,\"${SWARM_NODES}\"\\]" "${up}" \
+    "Prometheus: container-exporter up on every node (job containers)"
+}
+
+test_swarm_05_bad_input_one_line_nothing_changed() {
+  assert_fails_with '^swarm: --scale needs SERVICE=N, e.g. --scale backend-slow=3$' swarm deploy --scale backend-slow
+  assert_fails_with '^swarm: --scale grafana: the stack has no such service$' swarm deploy --without grafana --scale grafana=2
+  assert_fails_with "^swarm: practice up takes a node count from 2 to 9, not '12'$" "${LAB_ROOT}/scripts/swarm.sh" practice up 12
+  assert_fails_with "^swarm: a practice Swarm exists" "${LAB_ROOT}/scripts/swarm.sh" practice up 3
+  assert_fails_with "^swarm: cannot reach the Docker engine of context 'no-such-context'" \
+    env SWARM_CONTEXT=no-such-context "${LAB_ROOT}/scripts/swarm.sh" status
+  assert_eq "${SWARM_SLOW}" "$(on_swarm service ps -q --filter desired-state=running haproxy-lab_backend-slow | grep -c .)" \
+    "backend-slow's replicas after the refused deploys"
+}
