@@ -37,11 +37,21 @@ readonly HAPROXY_LABEL="haproxy-lab.role=haproxy"
 readonly PRACTICE_PORT=2375
 readonly READY_TIMEOUT=300
 work_dir=""
+# 1 while practice up makes nodes: a failed one removes what it made.
+practice_making=0
 
 usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 
 # shellcheck disable=SC2329 # run by the EXIT trap
-cleanup() { [[ -z "${work_dir}" ]] || rm -rf "${work_dir}"; return 0; }
+cleanup() {
+  local rc=$?
+  [[ -z "${work_dir}" ]] || rm -rf "${work_dir}"
+  if [[ ${rc} -ne 0 && ${practice_making} -eq 1 ]]; then
+    practice_down >/dev/null 2>&1 || true
+    echo "${PROG}: the practice Swarm was not made; what was started is removed" >&2
+  fi
+  return 0
+}
 trap cleanup EXIT
 
 # swarm_docker ARGS...: docker on the Swarm (SWARM_CONTEXT's engine).
@@ -214,10 +224,13 @@ start_node() {
     || die "could not start practice node $1 (docker's error above)"
 }
 
-# wait_engine NODE: the node's engine answers, or one line and exit 1 after 60 s.
+# wait_engine NODE: the node's engine answers, or one line and exit 1 (the
+# node stopped, or 60 s passed).
 wait_engine() {
   local start=${SECONDS}
   until node_docker "$1" info >/dev/null 2>&1; do
+    [[ "$(docker inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" == "true" ]] \
+      || die "practice node $1 stopped: $(docker logs --tail 1 "$1" 2>&1) (is DIND_IMAGE a dind image?)"
     ((SECONDS - start < 60)) || die "practice node $1's engine did not answer in 60 s: docker logs $1"
     sleep 1
   done
@@ -248,6 +261,7 @@ practice_up() {
   present "${image}" || docker pull -q "${image}" >/dev/null \
     || die "${image} (DIND_IMAGE) is not on this machine and could not be pulled: offline, build it with scripts/offline-images.sh"
   work_dir=$(mktemp -d)
+  practice_making=1
   docker network create --label "${PRACTICE}.node=network" "${PRACTICE}" >/dev/null 2>&1 || true
   for ((i = 1; i <= count; i++)); do nodes+=("${PRACTICE}-node${i}"); done
   log "starting ${count} nodes (${image}): ${nodes[*]}"
@@ -265,6 +279,7 @@ practice_up() {
     --docker "host=tcp://${address}:${PRACTICE_PORT}" >/dev/null 2>&1 \
     || die "could not create the Docker context ${PRACTICE}: docker context ls"
   load_images "${nodes[@]}"
+  practice_making=0
   log "a Swarm of ${count} nodes: node1 (manager, labelled for HAProxy), the others workers:"
   node_docker "${manager}" node ls --format '  {{.Hostname}}  {{.Status}}  {{.ManagerStatus}}'
   echo "next: SWARM_CONTEXT=${PRACTICE} scripts/swarm.sh deploy"

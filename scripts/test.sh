@@ -46,6 +46,7 @@ usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 cleanup() {
   local rc=$?
   declare -F e2e_teardown >/dev/null && e2e_teardown
+  declare -F swarm_teardown >/dev/null && swarm_teardown
   [[ -n "${log_dir}" ]] && rm -rf "${log_dir}"
   exit "${rc}"
 }

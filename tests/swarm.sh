@@ -25,6 +25,7 @@ swarm_setup() {
 
 swarm_teardown() {
   [[ ${swarm_started} -eq 1 ]] || return 0
+  swarm_started=0
   "${LAB_ROOT}/scripts/swarm.sh" practice down >/dev/null || true
 }
 

@@ -1,0 +1,29 @@
+# shellcheck shell=bash
+# scripts/swarm.sh without a Swarm: bad input is one line, and a practice
+# Swarm that cannot be made leaves nothing behind. (The Swarm itself:
+# scripts/test.sh swarm, on demand.)
+
+test_unit_swarm_bad_input_is_one_clear_line() {
+  assert_fails_with '^swarm: no command: use deploy, status, down, practice up or practice down' scripts/swarm.sh
+  assert_fails_with "^swarm: unknown command 'up': use deploy" scripts/swarm.sh up
+  assert_fails_with "^swarm: practice takes up \[N\] or down, not 'sideways'$" scripts/swarm.sh practice sideways
+  assert_fails_with "^swarm: practice up takes a node count from 2 to 9, not '1'$" scripts/swarm.sh practice up 1
+  assert_fails_with "^swarm: --scale needs SERVICE=N, e.g. --scale backend-slow=3$" scripts/swarm.sh deploy --scale 3
+  assert_fails_with "^swarm: unknown argument '--replicas' \(scripts/swarm.sh --help\)$" scripts/swarm.sh deploy --replicas 3
+  assert_fails_with "^swarm: cannot reach the Docker engine of context 'no-such-context'" \
+    env SWARM_CONTEXT=no-such-context scripts/swarm.sh status
+}
+
+# A node image that is no Docker engine (the node image: it exits at once)
+# stops practice up with one line, and what it started is gone.
+test_unit_swarm_practice_up_that_fails_removes_what_it_started() {
+  local left
+  [[ -z "$(docker ps -aq --filter label=haproxy-lab-practice.node)" ]] \
+    || fail "a practice Swarm exists on this machine: scripts/swarm.sh practice down, then rerun"
+  assert_fails_with "^swarm: practice node haproxy-lab-practice-node1 stopped: .*\(is DIND_IMAGE a dind image\?\)" \
+    env DIND_IMAGE="$(env_value NODE_IMAGE)" scripts/swarm.sh practice up 2
+  left=$(docker ps -aq --filter label=haproxy-lab-practice.node | xargs)
+  assert_eq "" "${left}" "practice nodes left after the failed practice up"
+  assert_eq "" "$(docker network ls -q --filter name=haproxy-lab-practice)" "practice network left"
+  assert_eq "" "$(docker context ls -q 2>/dev/null | grep -x haproxy-lab-practice || true)" "practice context left"
+}
