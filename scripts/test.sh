@@ -45,8 +45,12 @@ usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 # shellcheck disable=SC2329 # run by main's EXIT trap (shellcheck misses it before "; exit")
 cleanup() {
   local rc=$?
-  declare -F e2e_teardown >/dev/null && e2e_teardown
-  declare -F swarm_teardown >/dev/null && swarm_teardown
+  local group
+  # A group cut short (Ctrl-C, a failed setup) is torn down here; each
+  # GROUP_teardown does nothing when its group did not start or already ended.
+  for group in "${!patterns[@]}"; do
+    if declare -F "${group}_teardown" >/dev/null; then "${group}_teardown"; fi
+  done
   [[ -n "${log_dir}" ]] && rm -rf "${log_dir}"
   exit "${rc}"
 }

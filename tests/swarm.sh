@@ -8,12 +8,14 @@
 # alone (scripts/test.sh swarm PATTERN), the deploy included.
 
 readonly SWARM_NODES=3 SWARM_SLOW=2 SWARM_FAST=2
+# The context scripts/swarm.sh practice up makes.
+readonly SWARM_PRACTICE=haproxy-lab-practice
 swarm_started=0
 
 # swarm ARGS...: scripts/swarm.sh on the practice Swarm.
-swarm() { SWARM_CONTEXT=haproxy-lab-practice "${LAB_ROOT}/scripts/swarm.sh" "$@"; }
+swarm() { SWARM_CONTEXT="${SWARM_PRACTICE}" "${LAB_ROOT}/scripts/swarm.sh" "$@"; }
 # on_swarm ARGS...: docker on the practice Swarm's manager.
-on_swarm() { docker --context haproxy-lab-practice "$@"; }
+on_swarm() { docker --context "${SWARM_PRACTICE}" "$@"; }
 
 swarm_setup() {
   swarm_started=1
@@ -78,22 +80,22 @@ test_swarm_02_haproxy_sees_every_backend_replica_on_every_node() {
 }
 
 test_swarm_03_requests_through_haproxy_reach_replicas_on_every_worker() {
-  local i replica seen="" nodes="" node id
+  local i replica seen="" task container node_id ids=() nodes=""
+  local -A node_of=()
   for ((i = 0; i < 40; i++)); do
     replica=$(curl -fsS -m 5 -D - -o /dev/null "http://${SWARM_HAPROXY}:$(env_value HAPROXY_HTTP_PORT)/fast" \
       | tr -d '\r' | sed -n 's/^[Xx]-[Rr]eplica: //p')
     [[ -n "${replica}" ]] || fail "request ${i} through HAProxy: no X-Replica header"
     seen+="${replica}"$'\n'
   done
-  # A replica is its container's hostname: the container id on its node.
-  local ids=()
-  mapfile -t ids < <(sort -u <<<"${seen}" | grep .)
-  for node in haproxy-lab-practice-node2 haproxy-lab-practice-node3; do
-    for id in "${ids[@]}"; do
-      docker -H "tcp://$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "${node}"):2375" \
-        ps -q --filter "id=${id}" | grep -q . && nodes+="${node#haproxy-lab-practice-} "
-    done
+  # A replica is its container's hostname, the container id's first 12
+  # characters; Swarm says which node runs each task's container.
+  for task in $(on_swarm service ps -q --filter desired-state=running haproxy-lab_backend-fast); do
+    read -r container node_id < <(on_swarm inspect -f '{{.Status.ContainerStatus.ContainerID}} {{.NodeID}}' "${task}")
+    node_of[${container:0:12}]=$(on_swarm node inspect -f '{{.Description.Hostname}}' "${node_id}")
   done
+  mapfile -t ids < <(sort -u <<<"${seen}" | grep .)
+  for replica in "${ids[@]}"; do nodes+="${node_of[${replica}]:-not-a-task} "; done
   assert_eq "${SWARM_FAST}" "${#ids[@]}" "backend-fast replicas that answered 40 requests"
   assert_eq "node2 node3" "$(tr ' ' '\n' <<<"${nodes}" | sort -u | xargs)" "nodes whose replicas answered"
 }

@@ -257,7 +257,7 @@ function stackCommand(args) {
   }
   const compose = JSON.parse(readFileSync(0, 'utf8'));
   try {
-    const { stack } = toStack(compose, { hostRoot, localRoot: ROOT, without, replicas });
+    const stack = toStack(compose, { hostRoot, localRoot: ROOT, without, replicas });
     process.stdout.write(`${JSON.stringify(stack, null, 2)}\n`);
   } catch (err) {
     if (err instanceof StackError) throw new UsageError(err.message);

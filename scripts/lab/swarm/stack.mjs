@@ -15,8 +15,9 @@
 //   - ports are published in host mode (on the node that runs the task), and
 //     on every address: Swarm has no host_ip (compose binds 127.0.0.1 only).
 //     Host mode also needs no IPVS, which Swarm's routing mesh does.
-//   - depends_on, cpuset, network_mode: none, restart and container_name have
-//     no Swarm form (Swarm restarts a task until what it needs answers): left out.
+//   - depends_on, network_mode: none, restart, container_name and build have
+//     no Swarm form (Swarm restarts a task until what it needs answers; it
+//     never builds, the image is what runs): left out. A cpuset is refused.
 //   - a cpus limit of 0 (compose: no limit) is left out.
 //   - the lab's network is an overlay, attachable (a one-off container, such
 //     as a probe, can join it).
@@ -28,7 +29,7 @@ import { join, relative, sep } from 'node:path';
 
 // Swarm refuses a config larger than this (docker config create: 500 KB).
 export const CONFIG_MAX_BYTES = 500 * 1024;
-const DROPPED_KEYS = ['depends_on', 'restart', 'container_name', 'pull_policy'];
+const DROPPED_KEYS = ['depends_on', 'restart', 'container_name', 'pull_policy', 'build'];
 
 export class StackError extends Error {}
 
@@ -72,13 +73,13 @@ function checkArguments(compose, without, replicas) {
 function swarmKeys(name, service) {
   const out = {};
   for (const [key, value] of Object.entries(service)) {
-    if (DROPPED_KEYS.includes(key) || value === null || (key === 'cpuset' && value === '')) continue;
-    if (key === 'cpuset' && value !== '') throw new StackError(`${name}: cpuset "${value}" has no Swarm form: set HAPROXY_CPUSET= (empty) for a stack`);
+    // An empty value (compose's unset HAPROXY_CPUSET) says nothing to Swarm.
+    if (DROPPED_KEYS.includes(key) || value === null || value === '') continue;
+    if (key === 'cpuset') throw new StackError(`${name}: cpuset "${value}" has no Swarm form: set HAPROXY_CPUSET= (empty) for a stack`);
     if (key === 'network_mode') {
       if (value !== 'none') throw new StackError(`${name}: network_mode ${value} has no Swarm form`);
       continue;
     }
-    if (key === 'build') continue; // Swarm never builds: the image is what runs
     out[key] = value;
   }
   if (out.ports) {
@@ -120,7 +121,7 @@ function mountsToConfigs(name, mounts, { hostRoot, localRoot }, configs) {
   return { volumes, configs: used };
 }
 
-// toStack COMPOSE {hostRoot, localRoot, without, replicas} → {stack, configs}:
+// toStack COMPOSE {hostRoot, localRoot, without, replicas} → the stack file's object:
 // COMPOSE is compose config's JSON; hostRoot is the lab's checkout as the
 // host (and compose config) names it, localRoot where this process reads it.
 // without: services left out (e.g. grafana when no node can have its image);
@@ -147,5 +148,5 @@ export function toStack(compose, { hostRoot, localRoot = hostRoot, without = [],
     const { name: _projectName, ...rest } = volume ?? {};
     return [name, rest];
   }));
-  return { stack: { services, networks, volumes, configs }, configs: Object.keys(configs) };
+  return { services, networks, volumes, configs };
 }

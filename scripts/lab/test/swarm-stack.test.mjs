@@ -24,7 +24,7 @@ function compose(services, extra = {}) {
 
 test('a read-only bind mount of the lab becomes one config per file, named by its content', () => {
   const { local, host } = checkout();
-  const { stack } = toStack(compose({
+  const stack = toStack(compose({
     web: { image: 'node', volumes: [
       { type: 'bind', source: `${host}/app`, target: '/srv', read_only: true },
       { type: 'bind', source: `${host}/one.cfg`, target: '/etc/one.cfg', read_only: true },
@@ -51,7 +51,7 @@ test('a writable bind mount of the lab, a file too large for a config, a cpuset:
 
 test('ports in host mode on every address, compose-only keys left out, a host path outside the lab kept', () => {
   const { local, host } = checkout();
-  const { stack } = toStack(compose({
+  const stack = toStack(compose({
     haproxy: {
       image: 'haproxy', entrypoint: null, depends_on: { b: { condition: 'service_healthy' } }, restart: 'unless-stopped',
       ports: [{ mode: 'ingress', host_ip: '127.0.0.1', target: 7000, published: '17000', protocol: 'tcp' }],
@@ -76,7 +76,7 @@ test('ports in host mode on every address, compose-only keys left out, a host pa
 test('--without leaves a service out, --scale sets a replicated service\'s tasks; bad ones are refused', () => {
   const { host } = checkout();
   const c = compose({ a: { image: 'a' }, b: { image: 'b' }, g: { image: 'g', deploy: { mode: 'global' } } });
-  const { stack } = toStack(c, { hostRoot: host, without: ['b'], replicas: { a: 3 } });
+  const stack = toStack(c, { hostRoot: host, without: ['b'], replicas: { a: 3 } });
   assert.deepEqual(Object.keys(stack.services), ['a', 'g']);
   assert.equal(stack.services.a.deploy.replicas, 3);
   assert.throws(() => toStack(c, { hostRoot: host, without: ['nope'] }), /--without nope: compose.yaml has no such service/);
