@@ -62,17 +62,34 @@ export function loadConfig(env = process.env) {
 }
 
 // The agent: kept-alive connections (at most CONNECTIONS) or a new one per
-// request; TLS sessions cached for resumption (Node's default) or not at all.
+// request. It caches no TLS session: the pacer holds the one it offers
+// (tlsSessions), so it knows which handshakes had one to offer.
 export function makeAgent(cfg, ca) {
   const common = { keepAlive: cfg.keepalive, maxSockets: cfg.keepalive ? cfg.connections : Infinity };
   if (!cfg.tls) return new http.Agent(common);
   return new https.Agent({
     ...common,
-    maxCachedSessions: cfg.resume ? 100 : 0,
+    maxCachedSessions: 0,
     ca: ca ?? undefined,
     rejectUnauthorized: ca !== null,
     minVersion: 'TLSv1.2',
   });
+}
+
+// The TLS session every new connection offers when RESUME is on: the latest
+// one the server sent, dropped when a connection closes on an error (as
+// Node's own agent cache does). Off: none is ever offered.
+export function tlsSessions(resume) {
+  const state = { session: null };
+  return {
+    offer: () => (resume ? state.session : null),
+    watch(sock) {
+      if (!resume) return;
+      sock.on('session', (session) => { state.session = session; });
+      sock.once('close', (hadError) => { if (hadError) state.session = null; });
+    },
+    held: () => state.session !== null,
+  };
 }
 
 // Nearest-rank percentile of sorted VALUES.
@@ -90,22 +107,37 @@ export function ownCpu(root = '/sys/fs/cgroup') {
   return { ns: (u.user + u.system) * 1000, source: 'process' };
 }
 
-// One request; resolves with {ok, ms, error, reused, protocol, keyType}.
-function request(cfg, agent) {
+// One request; resolves with {ok, ms, error, offered, reused, protocol, keyType}.
+function request(cfg, agent, sessions) {
   const t0 = performance.now();
   const lib = cfg.tls ? https : http;
+  const session = cfg.tls ? sessions.offer() : null;
   return new Promise((resolve) => {
     const req = lib.get({ host: cfg.host, port: cfg.port, path: cfg.path, agent, servername: cfg.tls ? cfg.host : undefined,
-      timeout: cfg.timeout * 1000 }, (res) => {
+      session: session ?? undefined, timeout: cfg.timeout * 1000 }, (res) => {
       const sock = res.socket;
-      const tls = cfg.tls ? { reused: sock.isSessionReused(), protocol: sock.getProtocol(), keyType: keyTypeOf(sock) } : {};
+      const tls = cfg.tls ? { offered: session !== null, reused: sock.isSessionReused(), protocol: sock.getProtocol(), keyType: keyTypeOf(sock) } : {};
       res.resume();
       res.on('end', () => resolve({ ok: res.statusCode < 500, ms: performance.now() - t0, error: res.statusCode >= 500 ? `http_${res.statusCode}` : null, ...tls }));
       res.on('error', (err) => resolve({ ok: false, ms: performance.now() - t0, error: err.code ?? 'error' }));
     });
+    if (cfg.tls) req.on('socket', (sock) => sessions.watch(sock));
     req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'timeout' })));
     req.on('error', (err) => resolve({ ok: false, ms: performance.now() - t0, error: err.code ?? 'error' }));
   });
+}
+
+// Before the clock starts, one request that brings back a TLS session, so
+// every paced connection has one to offer: without it, the connections
+// started before the first session arrived do full handshakes (at 200/s a
+// first handshake of 500 ms on a busy machine made 100 of them, 8% of a
+// 6 s step). HAProxy counts this request and its full handshake; the
+// summary reports it apart ("primer").
+async function prime(cfg, agent, sessions) {
+  const r = await request(cfg, agent, sessions);
+  // TLS 1.3 sends its ticket after the handshake: wait for it briefly.
+  for (let waited = 0; r.ok && !sessions.held() && waited < cfg.timeout * 1000; waited += 10) await new Promise((res) => setTimeout(res, 10));
+  return { ok: r.ok, ms: r.ms, error: r.error, session: sessions.held() };
 }
 
 // The server certificate's key type: "rsa 2048", "ec prime256v1".
@@ -122,8 +154,11 @@ const tally = (obj, key) => { if (key !== null && key !== undefined) obj[key] = 
 // (request k at k ÷ rate seconds); resolves with its summary.
 export async function runPacer(cfg, { signal, ca = null, log = console.log } = {}) {
   const agent = makeAgent(cfg, ca);
+  const sessions = tlsSessions(cfg.tls && cfg.resume);
+  const primer = cfg.tls && cfg.resume ? await prime(cfg, agent, sessions) : null;
+  if (primer) log(`pacer ${cfg.index}/${cfg.replicas}: primed a TLS session before the clock (one request, ${primer.session ? 'session held' : `no session: ${primer.error ?? 'none sent'}`})`);
   const planned = Math.floor(cfg.duration * cfg.rate);
-  const run = { started: 0, inflight: 0, ok: 0, failed: 0, dropped: 0, errors: {}, ms: [], full: 0, resumed: 0, protocols: {}, keyTypes: {} };
+  const run = { started: 0, inflight: 0, ok: 0, failed: 0, dropped: 0, errors: {}, ms: [], full: 0, resumed: 0, fullOffered: 0, protocols: {}, keyTypes: {} };
   const cpuStart = ownCpu();
   const t0 = performance.now();
   const startedAt = Date.now();
@@ -137,7 +172,7 @@ export async function runPacer(cfg, { signal, ca = null, log = console.log } = {
         run.started += 1;
         if (run.inflight >= cfg.maxInflight) { run.dropped += 1; continue; }
         run.inflight += 1;
-        const p = request(cfg, agent).then((r) => record(run, r));
+        const p = request(cfg, agent, sessions).then((r) => record(run, r));
         pending.add(p);
         p.finally(() => pending.delete(p));
       }
@@ -151,7 +186,7 @@ export async function runPacer(cfg, { signal, ca = null, log = console.log } = {
   const seconds = (performance.now() - t0) / 1000;
   agent.destroy();
   const cpuEnd = ownCpu();
-  return summaryOf(cfg, run, { planned, seconds, startedAt, cpu: { ns: cpuEnd.ns - cpuStart.ns, source: cpuEnd.source }, interrupted: !!signal?.aborted });
+  return summaryOf(cfg, run, { planned, seconds, startedAt, primer, cpu: { ns: cpuEnd.ns - cpuStart.ns, source: cpuEnd.source }, interrupted: !!signal?.aborted });
 }
 
 function record(run, r) {
@@ -160,12 +195,13 @@ function record(run, r) {
   run.ms.push(r.ms);
   if (r.protocol) {
     if (r.reused) run.resumed += 1; else run.full += 1;
+    if (r.offered && !r.reused) run.fullOffered += 1;
     tally(run.protocols, r.protocol);
     tally(run.keyTypes, r.keyType);
   }
 }
 
-function summaryOf(cfg, run, { planned, seconds, startedAt, cpu, interrupted }) {
+function summaryOf(cfg, run, { planned, seconds, startedAt, primer, cpu, interrupted }) {
   const ms = run.ms.sort((a, b) => a - b);
   return {
     tool: 'pacer', version: 1, node: process.versions.node, openssl: process.versions.openssl,
@@ -175,8 +211,10 @@ function summaryOf(cfg, run, { planned, seconds, startedAt, cpu, interrupted }) 
     requests: run.ok + run.failed, ok: run.ok, failed: run.failed, errors: run.errors, interrupted,
     latency_ms: { p50: percentile(ms, 50), p95: percentile(ms, 95), p99: percentile(ms, 99),
       mean: ms.length ? ms.reduce((t, v) => t + v, 0) / ms.length : null },
-    // What the client saw of each TLS connection's handshake (per request).
-    tls: cfg.tls ? { full: run.full, resumed: run.resumed, protocols: run.protocols, key_types: run.keyTypes } : null,
+    // What the client saw of each TLS connection's handshake (per request);
+    // full_offered: full although a session was offered (the server refused
+    // it). The primer's request is not in the counts above.
+    tls: cfg.tls ? { full: run.full, resumed: run.resumed, full_offered: run.fullOffered, primer, protocols: run.protocols, key_types: run.keyTypes } : null,
     cpu,
   };
 }

@@ -36,7 +36,8 @@ try {
   process.stderr.write(`pacer: cannot write the summary: ${err.message}\n`);
   process.exit(1);
 }
-const tls = s.tls ? `, TLS ${s.tls.full} full + ${s.tls.resumed} resumed (${Object.keys(s.tls.key_types).join(', ')})` : '';
+const refused = s.tls?.full_offered ? ` (${s.tls.full_offered} full although a session was offered)` : '';
+const tls = s.tls ? `, TLS ${s.tls.full} full + ${s.tls.resumed} resumed${refused} (${Object.keys(s.tls.key_types).join(', ')})` : '';
 console.log(`${who}: done, ${s.ok}/${s.planned} ok, ${s.failed} failed, ${s.dropped} dropped${tls}, ` +
   `p50 ${s.latency_ms.p50?.toFixed(1)} ms, CPU ${(s.cpu.ns / 1e6).toFixed(0)} ms (${s.cpu.source})`);
 process.exit(s.interrupted ? 130 : s.failed === 0 && s.dropped === 0 ? 0 : 1);

@@ -4,6 +4,7 @@
 // certificate's key type read back from the handshake.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -73,7 +74,7 @@ describe('real runs against a local server', () => {
   });
 
   for (const [key, type] of [['rsa', 'rsa 2048'], ['ecdsa', 'ec prime256v1']]) {
-    test(`TLS with the ${key} certificate, a connection per request: sessions resumed, or all full without the cache`, async () => {
+    test(`TLS with the ${key} certificate, a connection per request: every session resumed after the primer, or all full without resumption`, async () => {
       const cert = pem(`${key}.pem`).replace(/(-----END CERTIFICATE-----\n)[\s\S]*$/, '$1');
       const server = await serve(https.createServer({ cert, key: pem(`${key}.pem`) }, handler));
       const ca = pem('ca.crt');
@@ -81,12 +82,24 @@ describe('real runs against a local server', () => {
       const full = await run(server, { SCHEME: 'https', KEEPALIVE: 'false', TLS_RESUME: 'false' }, ca);
       server.close();
       assert.equal(resumed.failed, 0, JSON.stringify(resumed.errors));
-      assert.ok(resumed.tls.resumed >= 45, `resumed handshakes with the cache: expected most of 50, found ${JSON.stringify(resumed.tls)}`);
-      assert.deepEqual([full.tls.full, full.tls.resumed], [50, 0], 'full and resumed handshakes without the cache');
+      // The primer brought a session back before the clock: every paced
+      // connection offered it and the server resumed each one.
+      assert.deepEqual([resumed.tls.full, resumed.tls.resumed, resumed.tls.full_offered, resumed.tls.primer?.session], [0, 50, 0, true],
+        `full, resumed, full although offered, primer's session: ${JSON.stringify(resumed.tls)}`);
+      assert.deepEqual([full.tls.full, full.tls.resumed, full.tls.primer], [50, 0, null], 'full and resumed handshakes without resumption, no primer');
       assert.deepEqual(Object.keys(full.tls.key_types), [type], 'the certificate key type read back');
       assert.deepEqual(Object.keys(full.tls.protocols), ['TLSv1.3']);
     });
   }
+
+  test('TLS to a server that refuses resumption: every handshake full, each counted as offered and refused', async () => {
+    // No tickets, and Node's server keeps no session cache of its own.
+    const server = await serve(https.createServer({ cert: pem('ecdsa.pem'), key: pem('ecdsa.pem'), secureOptions: crypto.constants.SSL_OP_NO_TICKET }, handler));
+    const s = await run(server, { SCHEME: 'https', KEEPALIVE: 'false' }, pem('ca.crt'));
+    server.close();
+    assert.deepEqual([s.failed, s.tls.full, s.tls.resumed, s.tls.full_offered, s.tls.primer?.ok], [0, 50, 0, 50, true],
+      `failed, full, resumed, full although offered, primer ok: ${JSON.stringify(s.tls)}`);
+  });
 
   test('TLS to a server the CA did not sign: every request fails, with the reason', async () => {
     const server = await serve(https.createServer({ cert: pem('rsa.pem'), key: pem('rsa.pem') }, handler));
