@@ -81,12 +81,19 @@ export function makeAgent(cfg, ca) {
 // Node's own agent cache does). Off: none is ever offered.
 export function tlsSessions(resume) {
   const state = { session: null };
+  // A kept-alive socket serves many requests: watched once, not per request.
+  const watched = new WeakSet();
   return {
     offer: () => (resume ? state.session : null),
+    // watch SOCK → true when SOCK is a new connection (its first request).
     watch(sock) {
-      if (!resume) return;
-      sock.on('session', (session) => { state.session = session; });
-      sock.once('close', (hadError) => { if (hadError) state.session = null; });
+      if (watched.has(sock)) return false;
+      watched.add(sock);
+      if (resume) {
+        sock.on('session', (session) => { state.session = session; });
+        sock.once('close', (hadError) => { if (hadError) state.session = null; });
+      }
+      return true;
     },
     held: () => state.session !== null,
   };
@@ -107,21 +114,23 @@ export function ownCpu(root = '/sys/fs/cgroup') {
   return { ns: (u.user + u.system) * 1000, source: 'process' };
 }
 
-// One request; resolves with {ok, ms, error, offered, reused, protocol, keyType}.
+// One request; resolves with {ok, ms, error, offered, reused, protocol, keyType}
+// (offered: it opened a connection that offered a TLS session).
 function request(cfg, agent, sessions) {
   const t0 = performance.now();
   const lib = cfg.tls ? https : http;
   const session = cfg.tls ? sessions.offer() : null;
+  let newConnection = false;
   return new Promise((resolve) => {
     const req = lib.get({ host: cfg.host, port: cfg.port, path: cfg.path, agent, servername: cfg.tls ? cfg.host : undefined,
       session: session ?? undefined, timeout: cfg.timeout * 1000 }, (res) => {
       const sock = res.socket;
-      const tls = cfg.tls ? { offered: session !== null, reused: sock.isSessionReused(), protocol: sock.getProtocol(), keyType: keyTypeOf(sock) } : {};
+      const tls = cfg.tls ? { offered: newConnection && session !== null, reused: sock.isSessionReused(), protocol: sock.getProtocol(), keyType: keyTypeOf(sock) } : {};
       res.resume();
       res.on('end', () => resolve({ ok: res.statusCode < 500, ms: performance.now() - t0, error: res.statusCode >= 500 ? `http_${res.statusCode}` : null, ...tls }));
       res.on('error', (err) => resolve({ ok: false, ms: performance.now() - t0, error: err.code ?? 'error' }));
     });
-    if (cfg.tls) req.on('socket', (sock) => sessions.watch(sock));
+    if (cfg.tls) req.on('socket', (sock) => { newConnection = sessions.watch(sock); });
     req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'timeout' })));
     req.on('error', (err) => resolve({ ok: false, ms: performance.now() - t0, error: err.code ?? 'error' }));
   });
@@ -212,8 +221,9 @@ function summaryOf(cfg, run, { planned, seconds, startedAt, primer, cpu, interru
     latency_ms: { p50: percentile(ms, 50), p95: percentile(ms, 95), p99: percentile(ms, 99),
       mean: ms.length ? ms.reduce((t, v) => t + v, 0) / ms.length : null },
     // What the client saw of each TLS connection's handshake (per request);
-    // full_offered: full although a session was offered (the server refused
-    // it). The primer's request is not in the counts above.
+    // full_offered: new connections that offered a session and still did a
+    // full handshake (the server refused it). The primer's request is not in
+    // the counts above.
     tls: cfg.tls ? { full: run.full, resumed: run.resumed, full_offered: run.fullOffered, primer, protocols: run.protocols, key_types: run.keyTypes } : null,
     cpu,
   };

@@ -92,6 +92,20 @@ describe('real runs against a local server', () => {
     });
   }
 
+  test('TLS, kept alive: a request on a kept-alive connection is no refused session, and adds no listener', async () => {
+    const warnings = [];
+    const onWarning = (w) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    const server = await serve(https.createServer({ cert: pem('ecdsa.pem'), key: pem('ecdsa.pem') }, handler));
+    const s = await run(server, { SCHEME: 'https', KEEPALIVE: 'true', CONNECTIONS: '1' }, pem('ca.crt'));
+    server.close();
+    // Node emits a warning on the next tick.
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    assert.deepEqual([s.ok, s.failed, s.tls.full_offered, s.tls.primer?.session], [50, 0, 0, true], JSON.stringify(s.tls));
+    assert.deepEqual(warnings, [], 'process warnings (a session or close listener added per request on a kept-alive socket)');
+  });
+
   test('TLS to a server that refuses resumption: every handshake full, each counted as offered and refused', async () => {
     // No tickets, and Node's server keeps no session cache of its own.
     const server = await serve(https.createServer({ cert: pem('ecdsa.pem'), key: pem('ecdsa.pem'), secureOptions: crypto.constants.SSL_OP_NO_TICKET }, handler));
