@@ -91,6 +91,27 @@ test_unit_cgroup_cpu_reads_v1_and_v2_layouts() {
   assert_eq "aaa 1500 ns;bbb 2500 ns;ccc 7 us;ddd 9 us" "${out}" "cgroup readings by layout"
 }
 
+# The runner's memory reader, docker stats' figure: usage less inactive file
+# pages (v1's total_ one, not the cgroup's own inactive_file), on every
+# layout; a container with no folder gives no line.
+test_unit_cgroup_memory_reads_v1_and_v2_layouts() {
+  local root out
+  root=$(mktemp -d)
+  mkdir -p "${root}/memory/docker/aaa" "${root}/memory/system.slice/docker-bbb.scope" \
+    "${root}/system.slice/docker-ccc.scope" "${root}/docker/ddd"
+  echo 10000 >"${root}/memory/docker/aaa/memory.usage_in_bytes"
+  printf 'cache 5000\ninactive_file 100\ntotal_inactive_file 3000\n' >"${root}/memory/docker/aaa/memory.stat"
+  echo 8000 >"${root}/memory/system.slice/docker-bbb.scope/memory.usage_in_bytes"
+  printf 'total_inactive_file 9000\n' >"${root}/memory/system.slice/docker-bbb.scope/memory.stat"
+  echo 7000 >"${root}/system.slice/docker-ccc.scope/memory.current"
+  printf 'anon 5000\ninactive_file 2500\n' >"${root}/system.slice/docker-ccc.scope/memory.stat"
+  echo 600 >"${root}/docker/ddd/memory.current"
+  printf 'inactive_file 0\n' >"${root}/docker/ddd/memory.stat"
+  out=$(sh -c "${CGROUP_MEMORY_SH}" _ "${root}" aaa bbb ccc ddd gone | paste -sd';' -)
+  rm -rf "${root}"
+  assert_eq "aaa 7000;bbb 8000;ccc 4500;ddd 600" "${out}" "memory readings by layout (usage less inactive file pages)"
+}
+
 # The CPU quota a container's cgroup enforces (a ceiling step's allowance, read
 # back): v1's cfs_quota_us and period, v2's cpu.max ("max" = no quota).
 test_unit_cgroup_quota_reads_v1_and_v2_layouts() {

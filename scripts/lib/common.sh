@@ -545,16 +545,20 @@ prom_query() {
     | sed -n 's/.*"value":\[[^,]*,"\([^"]*\)"\].*/\1/p'
 }
 
-# wait_for SECONDS DESCRIPTION COMMAND...: retry COMMAND once a second.
+# wait_for SECONDS DESCRIPTION COMMAND...: retry COMMAND, after 0.1, 0.2 and
+# 0.5 s, then once a second: what it mostly waits for (a reload's new worker,
+# a restarted container) is there within a second, and a whole second's
+# sleep after the first try cost a scenario about 1 s a step.
 wait_for() {
-  local timeout="$1" what="$2" start=${SECONDS}
+  local timeout="$1" what="$2" start=${SECONDS} pause=0.1
   shift 2
   until "$@"; do
     if ((SECONDS - start >= timeout)); then
       echo "timed out after ${timeout}s waiting for ${what}" >&2
       return 1
     fi
-    sleep 1
+    sleep "${pause}"
+    case "${pause}" in 0.1) pause=0.2 ;; 0.2) pause=0.5 ;; *) pause=1 ;; esac
   done
 }
 
@@ -646,15 +650,25 @@ kernel_memory() {
     awk "/^KernelPageSize:/ { print \"page_size=\" \$2 * 1024; exit }" /proc/self/smaps' >"$1" 2>/dev/null || true
 }
 
-# container_stats FILE [--profile P ...]: "name cpu% used / limit" of every
-# container of the lab (docker stats, one sample), with the profiles' ones
-# (the load generators).
-container_stats() {
-  local file="$1"
+# container_memory FILE [--profile P ...]: "NAME BYTES" for every running
+# container of the lab (with the profiles' ones, the load generators): the
+# memory its cgroup holds, page cache excluded (CGROUP_MEMORY_SH), the figure
+# docker stats shows. Read in ~0.2 s where docker stats --no-stream takes
+# 2-3 s (it waits a second for a CPU sample), before every step.
+container_memory() {
+  local file="$1" ids id name bytes profiles=()
   shift
-  # shellcheck disable=SC2046 # one container id per word
-  docker stats --no-stream --format '{{.Name}} {{.CPUPerc}} {{.MemUsage}}' \
-    $(compose "$@" ps -q) >"${file}" 2>/dev/null || true
+  while [[ "${1:-}" == --profile ]]; do profiles+=("$1" "$2"); shift 2; done
+  declare -A names=()
+  mapfile -t ids < <(compose "${profiles[@]}" ps -q --no-trunc 2>/dev/null)
+  [[ ${#ids[@]} -gt 0 ]] || return 0
+  while read -r id name; do names[${id}]=${name#/}; done < <(docker inspect -f '{{.Id}} {{.Name}}' "${ids[@]}" 2>/dev/null)
+  {
+    echo "# NAME BYTES: each container's memory, page cache excluded, from its cgroup (scripts/lib/common.sh container_memory)"
+    while read -r id bytes; do
+      if [[ -n "${names[${id}]:-}" && "${bytes}" =~ ^[0-9]+$ ]]; then echo "${names[${id}]} ${bytes}"; fi
+    done < <(cgroup_read "${CGROUP_MEMORY_SH}" "${ids[@]}")
+  } >"${file}"
 }
 
 # now_ms: milliseconds since the epoch (Grafana's time unit, the run folder's).
@@ -700,20 +714,46 @@ for id in "$@"; do
   done <"$stat"
 done'
 
-# cgroup_cpu ID...: "ID VALUE UNIT" per running container (CGROUP_CPU_SH).
-# Read on this host when its /sys/fs/cgroup holds Docker's containers (Linux),
-# else from the engine's own machine (Docker Desktop's VM) in a throwaway
-# container that mounts its cgroup tree read-only.
-cgroup_cpu() {
+# CGROUP_MEMORY_SH: sh printing "ID BYTES" for each container ID given after
+# the cgroup root $1: the memory its cgroup holds less the page cache the
+# kernel may drop, as docker stats computes it (v1 memory.usage_in_bytes -
+# total_inactive_file, v2 memory.current - inactive_file). Same layouts as
+# CGROUP_CPU_SH; a container with no folder (stopped) prints nothing.
+# shellcheck disable=SC2016 # expanded by that sh
+readonly CGROUP_MEMORY_SH='root=$1; shift
+for id in "$@"; do
+  for d in "$root/memory/docker/$id" "$root/memory/system.slice/docker-$id.scope" \
+    "$root/system.slice/docker-$id.scope" "$root/docker/$id"; do
+    if [ -r "$d/memory.usage_in_bytes" ]; then read -r used <"$d/memory.usage_in_bytes"; key=total_inactive_file
+    elif [ -r "$d/memory.current" ]; then read -r used <"$d/memory.current"; key=inactive_file
+    else continue; fi
+    while read -r k v; do
+      if [ "$k" = "$key" ] && [ "$v" -lt "$used" ]; then used=$((used - v)); fi
+    done <"$d/memory.stat"
+    echo "$id $used"
+    break
+  done
+done'
+
+# cgroup_read SCRIPT ID...: SCRIPT's lines (CGROUP_CPU_SH, CGROUP_MEMORY_SH)
+# for the running containers given. Read on this host when its
+# /sys/fs/cgroup holds Docker's containers (Linux), else from the engine's own
+# machine (Docker Desktop's VM) in a throwaway container that mounts its
+# cgroup tree read-only.
+cgroup_read() {
+  local script="$1" out
+  shift
   [[ $# -gt 0 ]] || return 0
-  local out
-  out=$(sh -c "${CGROUP_CPU_SH}" _ /sys/fs/cgroup "$@" 2>/dev/null || true)
+  out=$(sh -c "${script}" _ /sys/fs/cgroup "$@" 2>/dev/null || true)
   if [[ -z "${out}" ]]; then
     out=$(docker run --rm --network none -v /sys/fs/cgroup:/host-cgroup:ro --entrypoint sh \
-      "$(env_value NODE_IMAGE)" -c "${CGROUP_CPU_SH}" _ /host-cgroup "$@" 2>/dev/null || true)
+      "$(env_value NODE_IMAGE)" -c "${script}" _ /host-cgroup "$@" 2>/dev/null || true)
   fi
   [[ -z "${out}" ]] || echo "${out}"
 }
+
+# cgroup_cpu ID...: "ID VALUE UNIT" per running container (CGROUP_CPU_SH).
+cgroup_cpu() { cgroup_read "${CGROUP_CPU_SH}" "$@"; }
 
 # container_cpu FILE [--profile P ...] [SERVICE ...]: appends "AT_MS NAME
 # VALUE UNIT" for every running container of the lab (with the profiles'

@@ -201,12 +201,20 @@ idle_cpu() {
 # start_load DIR: the step's load tool, scaled to its replicas, with the
 # step's load environment; the evidence "before" into DIR, and DIR/started.env.
 start_load() {
-  local instance env_lines service profiles
-  for instance in $(haproxy_containers); do netstat_of "${instance}" >"$1/${instance}-netstat-before.txt"; done
+  local instance env_lines service profiles readers=() reader
   mapfile -t profiles < <(load_profile_args "$1")
-  container_stats "$1/memory-before.txt" "${profiles[@]}"
-  kernel_memory "$1/kernel-before.env"
+  # The readings before the load, side by side and beside the idle CPU
+  # reading (each a docker call of its own): none adds to a container's CPU.
+  for instance in $(haproxy_containers); do
+    netstat_of "${instance}" >"$1/${instance}-netstat-before.txt" &
+    readers+=($!)
+  done
+  container_memory "$1/memory-before.txt" "${profiles[@]}" &
+  readers+=($!)
+  kernel_memory "$1/kernel-before.env" &
+  readers+=($!)
   idle_cpu "$1"
+  for reader in "${readers[@]}"; do wait "${reader}" || die "could not read HAProxy's kernel counters before step $(step_value "$1" index) (above)"; done
   container_cpu "$1/cpu-before.txt" "${profiles[@]}"
   {
     echo "# when step $(step_value "$1" index) started (scripts/lib/step-load.sh start_load)"
@@ -227,7 +235,7 @@ start_load() {
 # watch_load DIR: until the load tool's replicas end, every HAProxy instance's
 # connections and accept queue every second (DIR/INSTANCE-samples.txt), every
 # container's CPU (DIR/cpu-samples.txt), progress, and once the load has
-# settled (or mid-hold) every container's memory (DIR/stats-peak.txt) with
+# settled (or mid-hold) every container's memory (DIR/memory-peak.txt) with
 # each instance's own view beside it.
 watch_load() {
   local started=${SECONDS} instance conns service profile seconds sample_at title hits_before profiles peak="" cpu=""
@@ -263,7 +271,7 @@ watch_load() {
       cpu=$!
     fi
     if [[ -z "${peak}" ]] && ((SECONDS - started >= sample_at)); then
-      # In the background: docker stats takes 2-5 s.
+      # In the background: under load its docker calls take seconds.
       (close_sampler_fds; peak_snapshot "$1" "${profiles[@]}") &
       peak=$!
     fi
@@ -278,13 +286,13 @@ watch_load() {
 }
 
 # peak_snapshot DIR [--profile P ...]: every container's memory
-# (DIR/stats-peak.txt), the kernel's own (DIR/kernel-peak.env), CPU allowance, the load tool's included
+# (DIR/memory-peak.txt), the kernel's own (DIR/kernel-peak.env), CPU allowance, the load tool's included
 # (DIR/cpu-allowance.txt), and each HAProxy instance's show info beside it.
 peak_snapshot() {
   local dir="$1" instance
   shift
   container_allowance "${dir}/cpu-allowance.txt" "$@"
-  container_stats "${dir}/stats-peak.txt" "$@"
+  container_memory "${dir}/memory-peak.txt" "$@"
   kernel_memory "${dir}/kernel-peak.env"
   for instance in $(haproxy_instances); do
     haproxy_cli "show info" "${instance}" >"${dir}/${instance}-info-peak.txt" 2>/dev/null || true
@@ -331,16 +339,21 @@ finish_load() {
 # the log lines it wrote during the step (only abnormal ones: dontlog-normal),
 # e.g. SD aborts, into DIR/INSTANCE-*.
 step_evidence() {
-  local instance
+  local instance readers=()
+  # The runtime API's answers, the kernel's and the log side by side: each
+  # is a docker call of its own.
   for instance in $(haproxy_instances); do
     haproxy_cli "show info" "${instance}" >"$1/${instance}-info.txt" 2>/dev/null || true
     haproxy_cli "show stat" "${instance}" >"$1/${instance}-stat.csv" 2>/dev/null || true
     # Its event loop's counters (loops, poll_io): how much work one wakeup did.
     haproxy_cli "show activity" "${instance}" >"$1/${instance}-activity.txt" 2>/dev/null || true
-  done
+  done &
+  readers+=($!)
   # The kernel's and the log: the container's, once (its first process's name).
   for instance in $(haproxy_containers); do
     netstat_of "${instance}" >"$1/${instance}-netstat-after.txt" 2>/dev/null || true
     instance_log "$2" "${instance}" >"$1/${instance}-log.txt" 2>/dev/null || true
-  done
+  done &
+  readers+=($!)
+  wait "${readers[@]}" || true
 }

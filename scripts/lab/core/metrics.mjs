@@ -67,7 +67,7 @@ export const METRIC_TABLE = {
   connections: longLived('target connections', 'connections', 'the connections the step asked the holders for', { count: true }),
   client_held: longLived('held by clients (whole hold)', 'connections', 'the fewest connections the holders kept open during the common hold', { count: true }),
   haproxy_held_min: longLived('HAProxy conns (least in the hold)', 'connections', 'the fewest connections HAProxy held in a sample taken during the holders\' common hold (all processes): a connection the clients count as open may still wait in HAProxy\'s accept queue', { count: true }),
-  bytes_haproxy: longLived('HAProxy bytes/conn', 'bytes', 'HAProxy\'s memory growth (docker stats) ÷ held connections', { count: true }),
+  bytes_haproxy: longLived('HAProxy bytes/conn', 'bytes', 'HAProxy\'s memory growth (its cgroup, page cache excluded) ÷ held connections', { count: true }),
   bytes_backend: longLived('backend bytes/conn', 'bytes', 'the backends\' memory growth ÷ held connections', { count: true }),
   bytes_holder: longLived('client bytes/conn (RSS)', 'bytes', 'the holders\' own RSS growth per connection', { count: true }),
   bytes_kernel: longLived('kernel bytes/conn', 'bytes', 'the Docker host kernel\'s slab and TCP buffer pages (/proc/meminfo, /proc/net/sockstat) grew by, mid-hold against before the step, ÷ held connections; the containers\' cgroups are charged for part of it too', { count: true }),

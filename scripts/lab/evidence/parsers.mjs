@@ -74,11 +74,15 @@ export function parseCpu(text) {
 
 const UNITS = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4, kB: 1e3, KB: 1e3, MB: 1e6, GB: 1e9 };
 
-// docker stats "name cpu% used / limit" lines → {name: bytes used}.
+// Each container's memory → {name: bytes used}: container_memory's "name
+// bytes" lines, or docker stats' "name cpu% used / limit" (runs before it).
 export function parseMemory(text) {
   if (text === null) return null;
   const memory = {};
   for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue;
+    const bytes = /^(\S+)\s+(\d+)$/.exec(line.trim());
+    if (bytes) { memory[bytes[1]] = Number(bytes[2]); continue; }
     const m = /^(\S+)\s+\S+\s+([\d.]+)\s*([A-Za-z]+)/.exec(line.trim());
     if (m && UNITS[m[3]]) memory[m[1]] = Number(m[2]) * UNITS[m[3]];
   }

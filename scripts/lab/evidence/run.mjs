@@ -112,9 +112,10 @@ function readHaproxySide(stepDir, topology) {
     ...cpuOf(file, readOutcome(stepDir)),
     // The CPU each container may use, read back mid-load (cpu-allowance.txt).
     allowance: parseAllowance(file('cpu-allowance.txt')),
-    // docker stats at mid-load (stats-peak.txt; cpu.txt before the cgroup reader).
+    // Each container's memory once the load settled (memory-peak.txt; runs
+    // before the cgroup reader: docker stats' stats-peak.txt, before that cpu.txt).
     memBefore: parseMemory(file('memory-before.txt')),
-    memPeak: parseMemory(file('stats-peak.txt') ?? file('cpu.txt')),
+    memPeak: parseMemory(file('memory-peak.txt') ?? file('stats-peak.txt') ?? file('cpu.txt')),
     // The host kernel's own memory before the step and mid-hold (kernel-*.env).
     kernelBefore: parseKernel(file('kernel-before.env')),
     kernelPeak: parseKernel(file('kernel-peak.env')),

@@ -87,6 +87,12 @@ describe('parsers', () => {
       { 'a-haproxy-1': 20.5 * 1024 ** 2, b: 1.5 * 1024 ** 3, c: 800e3 });
   });
 
+  test('cgroup memory (container_memory): "name bytes" lines, the header skipped', () => {
+    assert.deepEqual(parseMemory('# NAME BYTES: each container\'s memory\na-haproxy-1 21495808\nb 0\nbad line\n'),
+      { 'a-haproxy-1': 21495808, b: 0 });
+    assert.equal(parseMemory(null), null);
+  });
+
   test('samples: "-" is no answer, the header is skipped', () => {
     assert.deepEqual(parseSamples('t haproxy_conns backend_conns accept_queue\n0 5 4 129\n2 - - -\n'),
       [{ t: 0, haproxy: 5, backend: 4, queue: 129, cum_req: null, at: null }, { t: 2, haproxy: null, backend: null, queue: null, cum_req: null, at: null }]);

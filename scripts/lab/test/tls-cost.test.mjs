@@ -130,7 +130,7 @@ describe('connections --tls', () => {
   });
 
   test('the memory reading puts each TLS level beside its plain one', () => {
-    const held = (id, bytes) => ({ [`steps/${id}`]: { 'memory-before.txt': 'p-haproxy-1 1% 10MiB / 2GiB\n', 'stats-peak.txt': `p-haproxy-1 1% ${10 + bytes * 100 / 2 ** 20}MiB / 2GiB\n`,
+    const held = (id, bytes) => ({ [`steps/${id}`]: { 'memory-before.txt': '# NAME BYTES\np-haproxy-1 10485760\n', 'memory-peak.txt': `p-haproxy-1 ${10485760 + bytes * 100}\n`,
       'holder-1.json': { tool: 'holder', version: 1, index: 1, replicas: 1, planned: 100, opened: 100, connected: 100, ok: 100, failed: 0, failures: {},
         started_at_ms: 0, ended_at_ms: 14000, ramp_up: 2, hold: 10, ramp_down: 2, peak_open: 100,
         hold_window: { from_t: 3, to_t: 11, min_open: 100, max_open: 100 },
