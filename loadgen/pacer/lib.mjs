@@ -114,8 +114,11 @@ export function ownCpu(root = '/sys/fs/cgroup') {
   return { ns: (u.user + u.system) * 1000, source: 'process' };
 }
 
-// One request; resolves with {ok, ms, error, offered, reused, protocol, keyType}
-// (offered: it opened a connection that offered a TLS session).
+// One request; resolves with {ok, ms, error} and, over TLS, {connected,
+// offered, reused, protocol, keyType}: connected when it opened the connection
+// (its first request; a kept-alive one's later requests did no handshake),
+// offered when that connection offered a TLS session, the key type of the
+// certificate a full handshake was shown (a resumed one is shown none).
 function request(cfg, agent, sessions) {
   const t0 = performance.now();
   const lib = cfg.tls ? https : http;
@@ -125,7 +128,7 @@ function request(cfg, agent, sessions) {
     const req = lib.get({ host: cfg.host, port: cfg.port, path: cfg.path, agent, servername: cfg.tls ? cfg.host : undefined,
       session: session ?? undefined, timeout: cfg.timeout * 1000 }, (res) => {
       const sock = res.socket;
-      const tls = cfg.tls ? { offered: newConnection && session !== null, reused: sock.isSessionReused(), protocol: sock.getProtocol(), keyType: keyTypeOf(sock) } : {};
+      const tls = cfg.tls ? { connected: newConnection, offered: newConnection && session !== null, reused: sock.isSessionReused(), protocol: sock.getProtocol(), keyType: keyTypeOf(sock) } : {};
       res.resume();
       res.on('end', () => resolve({ ok: res.statusCode < 500, ms: performance.now() - t0, error: res.statusCode >= 500 ? `http_${res.statusCode}` : null, ...tls }));
       res.on('error', (err) => resolve({ ok: false, ms: performance.now() - t0, error: err.code ?? 'error' }));
@@ -146,7 +149,7 @@ async function prime(cfg, agent, sessions) {
   const r = await request(cfg, agent, sessions);
   // TLS 1.3 sends its ticket after the handshake: wait for it briefly.
   for (let waited = 0; r.ok && !sessions.held() && waited < cfg.timeout * 1000; waited += 10) await new Promise((res) => setTimeout(res, 10));
-  return { ok: r.ok, ms: r.ms, error: r.error, session: sessions.held() };
+  return { ok: r.ok, ms: r.ms, error: r.error, session: sessions.held(), key_type: r.keyType ?? null };
 }
 
 // The server certificate's key type: "rsa 2048", "ec prime256v1".
@@ -202,7 +205,8 @@ function record(run, r) {
   run.inflight -= 1;
   if (r.ok) run.ok += 1; else { run.failed += 1; tally(run.errors, r.error); }
   run.ms.push(r.ms);
-  if (r.protocol) {
+  // Handshakes: one per connection, counted on its first request.
+  if (r.protocol && r.connected) {
     if (r.reused) run.resumed += 1; else run.full += 1;
     if (r.offered && !r.reused) run.fullOffered += 1;
     tally(run.protocols, r.protocol);
@@ -220,10 +224,12 @@ function summaryOf(cfg, run, { planned, seconds, startedAt, primer, cpu, interru
     requests: run.ok + run.failed, ok: run.ok, failed: run.failed, errors: run.errors, interrupted,
     latency_ms: { p50: percentile(ms, 50), p95: percentile(ms, 95), p99: percentile(ms, 99),
       mean: ms.length ? ms.reduce((t, v) => t + v, 0) / ms.length : null },
-    // What the client saw of each TLS connection's handshake (per request);
-    // full_offered: new connections that offered a session and still did a
-    // full handshake (the server refused it). The primer's request is not in
-    // the counts above.
+    // The handshakes of the connections the paced requests opened (one per
+    // connection, so kept alive fewer than requests): full or resumed;
+    // full_offered: full although a session was offered (the server refused
+    // it); key_types: the certificates full handshakes were shown. The
+    // primer's connection (its request, its key type) is reported apart:
+    // kept alive, paced requests may reuse it with no handshake of their own.
     tls: cfg.tls ? { full: run.full, resumed: run.resumed, full_offered: run.fullOffered, primer, protocols: run.protocols, key_types: run.keyTypes } : null,
     cpu,
   };

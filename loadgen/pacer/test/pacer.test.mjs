@@ -92,17 +92,25 @@ describe('real runs against a local server', () => {
     });
   }
 
-  test('TLS, kept alive: a request on a kept-alive connection is no refused session, and adds no listener', async () => {
+  test('TLS, kept alive: handshakes counted per connection as the server saw them, no refused session, no listener added per request', async () => {
     const warnings = [];
     const onWarning = (w) => warnings.push(`${w.name}: ${w.message}`);
     process.on('warning', onWarning);
-    const server = await serve(https.createServer({ cert: pem('ecdsa.pem'), key: pem('ecdsa.pem') }, handler));
-    const s = await run(server, { SCHEME: 'https', KEEPALIVE: 'true', CONNECTIONS: '1' }, pem('ca.crt'));
+    const seen = { full: 0, resumed: 0 };
+    const server = await serve(https.createServer({ cert: pem('ecdsa.pem'), key: pem('ecdsa.pem') }, handler)
+      .on('secureConnection', (sock) => { seen[sock.isSessionReused() ? 'resumed' : 'full'] += 1; }));
+    // A slow answer holds a connection busy, so kept-alive requests need more than one.
+    server.removeAllListeners('request');
+    server.on('request', (req, res) => setTimeout(() => res.end('ok'), 30));
+    const s = await run(server, { SCHEME: 'https', KEEPALIVE: 'true', CONNECTIONS: '4' }, pem('ca.crt'));
     server.close();
     // Node emits a warning on the next tick.
     await new Promise((resolve) => setImmediate(resolve));
     process.off('warning', onWarning);
-    assert.deepEqual([s.ok, s.failed, s.tls.full_offered, s.tls.primer?.session], [50, 0, 0, true], JSON.stringify(s.tls));
+    assert.deepEqual([s.ok, s.failed, s.tls.full_offered, s.tls.primer?.session, s.tls.primer?.key_type], [50, 0, 0, true, 'ec prime256v1'], JSON.stringify(s.tls));
+    // The server's handshakes less the primer's (one full): the pacer's, one per connection, at most CONNECTIONS.
+    assert.deepEqual([s.tls.full, s.tls.resumed], [seen.full - 1, seen.resumed], `pacer's full, resumed against the server's (less the primer's full): ${JSON.stringify(seen)}`);
+    assert.ok(s.tls.full + s.tls.resumed >= 1 && s.tls.full + s.tls.resumed <= 4, `handshakes: expected 1 to 4 connections, found ${s.tls.full + s.tls.resumed}`);
     assert.deepEqual(warnings, [], 'process warnings (a session or close listener added per request on a kept-alive socket)');
   });
 
