@@ -27,7 +27,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderConfig } from './plan/render.mjs';
-import { MAX_PROCESSES, OPTIONS, SCENARIO_OPTIONS, UsageError, buildPlan, listScenarios, loadScenario, parseOptions } from './plan/scenarios.mjs';
+import { MAX_PROCESSES, OPTIONS, SCENARIO_OPTIONS, UsageError, buildPlan, chosenSteps, listScenarios, loadScenario, parseOptions, stepComposeEnv } from './plan/scenarios.mjs';
 import { formatPreflight, memoryFor, pastTheWall, preflight, processesFor, readLimits, refusal, sizeLevels } from './plan/preflight.mjs';
 import { buildReport, formatTable, readRun, writeOutputs } from './report/report.mjs';
 import { writeRunFolder } from './plan/runfolder.mjs';
@@ -109,13 +109,17 @@ function connectionSizing(scenario, options, limitsFile) {
   if (!limitsFile) throw new UsageError('connection scenarios need --limits FILE (scripts/scenario.sh reads them)');
   // --tls: the levels are held over TLS too, sized with TLS's bytes per connection.
   const limits = { ...readLimits(limitsFile), tls: options.tls };
+  // The memory every step gives HAProxy itself (oom: a trap and its fix;
+  // lesson 08's exercise): the preflight shows it, the sizing leaves it.
+  const stepsMemory = chosenSteps(scenario, options).map((t) => stepComposeEnv(scenario, t, options).HAPROXY_MEMORY);
+  if (stepsMemory.length && stepsMemory.every(Boolean)) limits.steps_memory = [...new Set(stepsMemory)];
   const wanted = options.target ?? (options.quick ? scenario.connections.quick : undefined) ?? scenario.connections.default;
   const sizeFor = (target) => {
     limits.processes = options.processes ?? Math.min(MAX_PROCESSES, processesFor(target, limits));
     const haproxy = containersOf(TOPOLOGY)[0].name;
     const memory = memoryFor(target, limits, limits.processes);
     const have = limits[`${haproxy}_memory_bytes`];
-    if (have && have < parseInt(memory, 10) * 1024 * 1024) {
+    if (!limits.steps_memory && have && have < parseInt(memory, 10) * 1024 * 1024) {
       limits.haproxy_memory = memory;
       limits[`${haproxy}_memory_bytes`] = parseInt(memory, 10) * 1024 * 1024;
     }

@@ -519,6 +519,16 @@ const variantCompose = (part, options) => ({
 });
 const strings = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
 
+// stepComposeEnv SCENARIO STEP OPTIONS: the services' settings STEP asks for
+// itself (the scenario's, the step's, their --quick/--article variants),
+// before a connection level's sizing adds its own.
+export const stepComposeEnv = (s, step, options) => strings({
+  ...s.compose_env, ...step.compose_env, ...variantCompose(s, options), ...variantCompose(step, options),
+});
+
+// chosenSteps SCENARIO OPTIONS: the steps a run takes (--quick may take fewer).
+export const chosenSteps = (s, options) => (options.quick && s.quick?.steps ? s.steps.filter((t) => s.quick.steps.includes(t.id)) : s.steps);
+
 // buildPlan SCENARIO NAME OPTIONS: the steps to run, in order. Repeated runs
 // are interleaved (A B A B, not A A B B) so a drift in the machine's speed
 // hits every variant alike. Scenarios with "connections" levels need
@@ -526,7 +536,7 @@ const strings = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, 
 export function buildPlan(s, name, options) {
   const repeat = options.repeat ?? (options.quick ? s.quick?.repeat : undefined) ?? s.repeat ?? 1;
   const steps = [];
-  const chosen = options.quick && s.quick?.steps ? s.steps.filter((t) => s.quick.steps.includes(t.id)) : s.steps;
+  const chosen = chosenSteps(s, options);
   for (let run = 1; run <= repeat; run += 1) {
     chosen.forEach((step) => {
       const k = s.steps.indexOf(step);
@@ -578,9 +588,7 @@ function planStep(s, step, sized, options, config) {
     ...(options.duration ? { DURATION: `${options.duration}s` } : {}),
     ...(sized?.env ?? {}),
   };
-  const composeEnv = strings({
-    ...s.compose_env, ...step.compose_env, ...variantCompose(s, options), ...variantCompose(step, options), ...sized?.compose_env,
-  });
+  const composeEnv = { ...stepComposeEnv(s, step, options), ...strings(sized?.compose_env ?? {}) };
   const tool = toolName(s, step);
   // Sized levels: at least the replicas the limits need, more on request.
   const replicas = sized ? Math.max(sized.replicas, options.replicas ?? 1)

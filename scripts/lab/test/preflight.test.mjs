@@ -7,6 +7,7 @@ import {
   PROCESS_BASE_BYTES, PROCESS_SHARE, capsOf, formatPreflight, memoryFor, pastTheWall, perReplica, portsPerPair, preflight, processesFor, refusal, sizeLevels,
 } from '../plan/preflight.mjs';
 import { TOPOLOGY } from '../core/topology.mjs';
+import { fileURLToPath } from 'node:url';
 
 const MAX_REPLICAS = TOPOLOGY.limits.replicas;
 const SLOW_PORT = TOPOLOGY.backends.find((b) => b.name === 'backend-slow').port;
@@ -181,4 +182,36 @@ test('a paced ramp may go as slow as ramp_min_per_second: the slack keeps the ho
   // Past the wall (one process, 12,000 > what its files allow) the clients do not wait for HAProxy: no slack.
   assert.equal(sizeLevels(12000, [1], { ...here, processes: 1 }, 120, TOPOLOGY, ramp)[0].env.RAMP_SLACK, undefined);
   assert.deepEqual([tls.env.RAMP_UP, tls.env.RAMP_SLACK], ['80', String(12000 / 75 - 80)]);
+});
+
+test('memory the steps set themselves (oom: a trap and its fix) is shown as theirs and no sizing overrides it', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const root = fileURLToPath(new URL('../../..', import.meta.url));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'steps-memory-'));
+  // A lab whose HAProxy has 64 MiB: less than 6,000 connections need, so the
+  // sizing would raise it for a scenario that leaves the memory to the lab.
+  fs.writeFileSync(path.join(dir, 'limits.env'), `${[
+    'haproxy_nofile=20000', 'backend_nofile=20000', 'holder_nofile=20000', 'port_range=32768 60999', 'nr_open=1048576',
+    'conntrack_max=262144', 'conntrack_count=12', 'bridge_tracked=true', 'mem_available_bytes=24000000000',
+    `haproxy_memory_bytes=${64 * 1024 ** 2}`, 'backend_memory_bytes=536870912', 'holder_memory_bytes=1073741824',
+  ].join('\n')}\n`);
+  const cli = (...args) => execFileSync(process.execPath, ['scripts/lab/cli.mjs', ...args], { cwd: root, encoding: 'utf8' });
+  // A run folder's path has results/ in it (where the load generators write).
+  const out = path.join(dir, 'results', 'oom', '20260101T000000Z');
+  const table = cli('preflight', 'oom', '--limits', path.join(dir, 'limits.env'), '--quick');
+  assert.match(table, /HAProxy memory limit \(HAPROXY_MEMORY\)\s+set by the steps: 48m, 1g\s+no limit/, table);
+  cli('plan', 'oom', '--out', out, '--limits', path.join(dir, 'limits.env'), '--quick');
+  const plan = JSON.parse(fs.readFileSync(path.join(out, 'plan.json'), 'utf8'));
+  assert.deepEqual(plan.steps.map((s) => s.compose_env.HAPROXY_MEMORY), ['48m', '1g'], 'each step\'s memory as the scenario sets it');
+  // Lesson 08's exercise: its one value for every step.
+  const lesson = cli('preflight', 'oom', '--limits', path.join(dir, 'limits.env'), '--quick', '--settings', 'lessons/solutions/08-memory.json');
+  assert.match(lesson, /set by the steps: 256m\s/, lesson);
+  // A scenario that leaves the memory to the lab is still sized: raised above 64 MiB.
+  const connections = cli('preflight', 'connections', '--limits', path.join(dir, 'limits.env'), '--quick', '--target', '6000');
+  assert.match(connections, /HAProxy memory limit \(HAPROXY_MEMORY\)\s+[\d.]+ GiB/, connections);
+  assert.match(connections, /HAProxy memory limit \d+m \(HAPROXY_MEMORY; the lab's is less\)/, connections);
+  fs.rmSync(dir, { recursive: true, force: true });
 });
