@@ -80,7 +80,7 @@ export function makeAgent(cfg, ca) {
 // one the server sent, dropped when a connection closes on an error (as
 // Node's own agent cache does). Off: none is ever offered.
 export function tlsSessions(resume) {
-  const state = { session: null };
+  const state = { session: null, waiting: [] };
   // A kept-alive socket serves many requests: watched once, not per request.
   const watched = new WeakSet();
   return {
@@ -90,12 +90,23 @@ export function tlsSessions(resume) {
       if (watched.has(sock)) return false;
       watched.add(sock);
       if (resume) {
-        sock.on('session', (session) => { state.session = session; });
+        sock.on('session', (session) => {
+          state.session = session;
+          for (const wake of state.waiting.splice(0)) wake();
+        });
         sock.once('close', (hadError) => { if (hadError) state.session = null; });
       }
       return true;
     },
     held: () => state.session !== null,
+    // arrival MS → resolves once a session is held, or after MS.
+    arrival(ms) {
+      if (state.session !== null) return Promise.resolve();
+      return new Promise((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        state.waiting.push(() => { clearTimeout(timer); resolve(); });
+      });
+    },
   };
 }
 
@@ -147,8 +158,8 @@ function request(cfg, agent, sessions) {
 // summary reports it apart ("primer").
 async function prime(cfg, agent, sessions) {
   const r = await request(cfg, agent, sessions);
-  // TLS 1.3 sends its ticket after the handshake: wait for it briefly.
-  for (let waited = 0; r.ok && !sessions.held() && waited < cfg.timeout * 1000; waited += 10) await new Promise((res) => setTimeout(res, 10));
+  // TLS 1.3 sends its ticket after the handshake: it may come after the answer.
+  if (r.ok) await sessions.arrival(cfg.timeout * 1000);
   return { ok: r.ok, ms: r.ms, error: r.error, session: sessions.held(), key_type: r.keyType ?? null };
 }
 
