@@ -298,6 +298,8 @@ take_lab_state() {
 run_scenario() {
   trap - EXIT INT TERM
   plan_run "$@"
+  # The lab runs (plan_run checked): its containers found by their labels.
+  LAB_PROJECT=$(compose_project) || LAB_PROJECT=""
   started_ms=$(now_ms)
   original_scale=$(backend_scale)
   somaxconn=$(instance_exec "$(first_instance)" cat /proc/sys/net/core/somaxconn)

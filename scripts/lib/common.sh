@@ -319,6 +319,8 @@ instance_exec() {
 
 # A watched load's probes by instance (watch_load fills and empties it).
 declare -A LAB_PROBES=()
+# The lab's Compose project, once a run has read it (compose_project).
+LAB_PROJECT=""
 
 # instance_probe INSTANCE: the id of INSTANCE's probe: a container of
 # HAProxy's own image (bash, awk) that sleeps in INSTANCE's network namespace,
@@ -374,10 +376,28 @@ probe_exec() {
   docker exec -i "${probe}" "$@"
 }
 
+# compose_project: the lab's Compose project as Compose resolved it
+# (COMPOSE_PROJECT_NAME, else compose.yaml's name), off a running container.
+compose_project() {
+  local id
+  id=$(compose ps -q 2>/dev/null | head -n 1)
+  [[ -n "${id}" ]] && docker inspect -f '{{index .Config.Labels "com.docker.compose.project"}}' "${id}"
+}
+
 # instance_container INSTANCE: the id of INSTANCE's container (a stopped one too).
 instance_container() {
   local service index id
   service=$(topology_value instance "$1" service) index=$(topology_value instance "$1" index)
+  # A run knows its project (LAB_PROJECT): one docker call on Compose's own
+  # labels, where compose ps takes ~0.25 s, a dozen times a step.
+  if [[ -n "${LAB_PROJECT}" ]]; then
+    id=$(docker ps -a -q --no-trunc --filter "label=com.docker.compose.project=${LAB_PROJECT}" \
+      --filter "label=com.docker.compose.service=${service}" --filter label=com.docker.compose.oneoff=False \
+      ${index:+--filter "label=com.docker.compose.container-number=${index}"} | head -n 1)
+    [[ -n "${id}" ]] || return 1
+    echo "${id}"
+    return 0
+  fi
   for id in $(compose ps -a -q "${service}"); do
     [[ -z "${index}" || "$(docker inspect -f '{{index .Config.Labels "com.docker.compose.container-number"}}' "${id}")" == "${index}" ]] \
       && { echo "${id}"; return 0; }
