@@ -74,60 +74,65 @@ test_unit_container_exporter_node_test() {
   in_image NODE_IMAGE node --test 'prometheus/test/**/*.test.mjs'
 }
 
+# on_cgroup_layouts LAYOUT SCRIPT: SCRIPT's lines (CGROUP_*_SH) for the
+# containers aaa bbb ccc ddd and gone (no folder: stopped), joined by ';', on
+# a cgroup tree the function LAYOUT writes under the root it is given: aaa
+# v1 cgroupfs, bbb v1 systemd, ccc v2 systemd, ddd v2 cgroupfs.
+on_cgroup_layouts() {
+  local root out
+  root=$(mktemp -d)
+  "$1" "${root}"
+  out=$(sh -c "$2" _ "${root}" aaa bbb ccc ddd gone | paste -sd';' -)
+  rm -rf "${root}"
+  echo "${out}"
+}
+
 # The runner's CPU reader on the cgroup layouts Docker makes: v1 (cgroupfs
 # and systemd drivers, cpuacct alone or with cpu) in ns, v2 in us; a
 # container with no folder (stopped) gives no line.
+cpu_layout() {
+  mkdir -p "$1/cpuacct/docker/aaa" "$1/cpu,cpuacct/system.slice/docker-bbb.scope" "$1/system.slice/docker-ccc.scope" "$1/docker/ddd"
+  echo 1500 >"$1/cpuacct/docker/aaa/cpuacct.usage"
+  echo 2500 >"$1/cpu,cpuacct/system.slice/docker-bbb.scope/cpuacct.usage"
+  printf 'usage_usec 7\nuser_usec 5\n' >"$1/system.slice/docker-ccc.scope/cpu.stat"
+  printf 'usage_usec 9\n' >"$1/docker/ddd/cpu.stat"
+}
 test_unit_cgroup_cpu_reads_v1_and_v2_layouts() {
-  local root out
-  root=$(mktemp -d)
-  mkdir -p "${root}/cpuacct/docker/aaa" "${root}/cpu,cpuacct/system.slice/docker-bbb.scope" \
-    "${root}/system.slice/docker-ccc.scope" "${root}/docker/ddd"
-  echo 1500 >"${root}/cpuacct/docker/aaa/cpuacct.usage"
-  echo 2500 >"${root}/cpu,cpuacct/system.slice/docker-bbb.scope/cpuacct.usage"
-  printf 'usage_usec 7\nuser_usec 5\n' >"${root}/system.slice/docker-ccc.scope/cpu.stat"
-  printf 'usage_usec 9\n' >"${root}/docker/ddd/cpu.stat"
-  out=$(sh -c "${CGROUP_CPU_SH}" _ "${root}" aaa bbb ccc ddd gone | paste -sd';' -)
-  rm -rf "${root}"
-  assert_eq "aaa 1500 ns;bbb 2500 ns;ccc 7 us;ddd 9 us" "${out}" "cgroup readings by layout"
+  assert_eq "aaa 1500 ns;bbb 2500 ns;ccc 7 us;ddd 9 us" "$(on_cgroup_layouts cpu_layout "${CGROUP_CPU_SH}")" "cgroup readings by layout"
 }
 
 # The runner's memory reader, docker stats' figure: usage less inactive file
-# pages (v1's total_ one, not the cgroup's own inactive_file), on every
-# layout; a container with no folder gives no line.
+# pages (v1's total_ one, not the cgroup's own inactive_file).
+memory_layout() {
+  mkdir -p "$1/memory/docker/aaa" "$1/memory/system.slice/docker-bbb.scope" "$1/system.slice/docker-ccc.scope" "$1/docker/ddd"
+  echo 10000 >"$1/memory/docker/aaa/memory.usage_in_bytes"
+  printf 'cache 5000\ninactive_file 100\ntotal_inactive_file 3000\n' >"$1/memory/docker/aaa/memory.stat"
+  echo 8000 >"$1/memory/system.slice/docker-bbb.scope/memory.usage_in_bytes"
+  printf 'total_inactive_file 9000\n' >"$1/memory/system.slice/docker-bbb.scope/memory.stat"
+  echo 7000 >"$1/system.slice/docker-ccc.scope/memory.current"
+  printf 'anon 5000\ninactive_file 2500\n' >"$1/system.slice/docker-ccc.scope/memory.stat"
+  echo 600 >"$1/docker/ddd/memory.current"
+  printf 'inactive_file 0\n' >"$1/docker/ddd/memory.stat"
+}
 test_unit_cgroup_memory_reads_v1_and_v2_layouts() {
-  local root out
-  root=$(mktemp -d)
-  mkdir -p "${root}/memory/docker/aaa" "${root}/memory/system.slice/docker-bbb.scope" \
-    "${root}/system.slice/docker-ccc.scope" "${root}/docker/ddd"
-  echo 10000 >"${root}/memory/docker/aaa/memory.usage_in_bytes"
-  printf 'cache 5000\ninactive_file 100\ntotal_inactive_file 3000\n' >"${root}/memory/docker/aaa/memory.stat"
-  echo 8000 >"${root}/memory/system.slice/docker-bbb.scope/memory.usage_in_bytes"
-  printf 'total_inactive_file 9000\n' >"${root}/memory/system.slice/docker-bbb.scope/memory.stat"
-  echo 7000 >"${root}/system.slice/docker-ccc.scope/memory.current"
-  printf 'anon 5000\ninactive_file 2500\n' >"${root}/system.slice/docker-ccc.scope/memory.stat"
-  echo 600 >"${root}/docker/ddd/memory.current"
-  printf 'inactive_file 0\n' >"${root}/docker/ddd/memory.stat"
-  out=$(sh -c "${CGROUP_MEMORY_SH}" _ "${root}" aaa bbb ccc ddd gone | paste -sd';' -)
-  rm -rf "${root}"
-  assert_eq "aaa 7000;bbb 8000;ccc 4500;ddd 600" "${out}" "memory readings by layout (usage less inactive file pages)"
+  assert_eq "aaa 7000;bbb 8000;ccc 4500;ddd 600" "$(on_cgroup_layouts memory_layout "${CGROUP_MEMORY_SH}")" \
+    "memory readings by layout (usage less inactive file pages)"
 }
 
 # The CPU quota a container's cgroup enforces (a ceiling step's allowance, read
 # back): v1's cfs_quota_us and period, v2's cpu.max ("max" = no quota).
+quota_layout() {
+  mkdir -p "$1/cpu/docker/aaa" "$1/cpu,cpuacct/system.slice/docker-bbb.scope" "$1/system.slice/docker-ccc.scope" "$1/docker/ddd"
+  echo 20000 >"$1/cpu/docker/aaa/cpu.cfs_quota_us"
+  echo 100000 >"$1/cpu/docker/aaa/cpu.cfs_period_us"
+  echo -1 >"$1/cpu,cpuacct/system.slice/docker-bbb.scope/cpu.cfs_quota_us"
+  echo 100000 >"$1/cpu,cpuacct/system.slice/docker-bbb.scope/cpu.cfs_period_us"
+  echo '50000 100000' >"$1/system.slice/docker-ccc.scope/cpu.max"
+  echo 'max 100000' >"$1/docker/ddd/cpu.max"
+}
 test_unit_cgroup_quota_reads_v1_and_v2_layouts() {
-  local root out
-  root=$(mktemp -d)
-  mkdir -p "${root}/cpu/docker/aaa" "${root}/cpu,cpuacct/system.slice/docker-bbb.scope" \
-    "${root}/system.slice/docker-ccc.scope" "${root}/docker/ddd"
-  echo 20000 >"${root}/cpu/docker/aaa/cpu.cfs_quota_us"
-  echo 100000 >"${root}/cpu/docker/aaa/cpu.cfs_period_us"
-  echo -1 >"${root}/cpu,cpuacct/system.slice/docker-bbb.scope/cpu.cfs_quota_us"
-  echo 100000 >"${root}/cpu,cpuacct/system.slice/docker-bbb.scope/cpu.cfs_period_us"
-  echo '50000 100000' >"${root}/system.slice/docker-ccc.scope/cpu.max"
-  echo 'max 100000' >"${root}/docker/ddd/cpu.max"
-  out=$(sh -c "${CGROUP_QUOTA_SH}" _ "${root}" aaa bbb ccc ddd gone | paste -sd';' -)
-  rm -rf "${root}"
-  assert_eq "aaa 20000 100000;bbb -1 100000;ccc 50000 100000;ddd -1 100000" "${out}" "cgroup CPU quotas by layout"
+  assert_eq "aaa 20000 100000;bbb -1 100000;ccc 50000 100000;ddd -1 100000" "$(on_cgroup_layouts quota_layout "${CGROUP_QUOTA_SH}")" \
+    "cgroup CPU quotas by layout"
 }
 
 # HAProxy as N processes: the runner (bash) and the engine (node) write the
