@@ -298,7 +298,7 @@ take_lab_state() {
 run_scenario() {
   trap - EXIT INT TERM
   plan_run "$@"
-  # The lab runs (plan_run checked): its containers found by their labels.
+  # Its containers found by Compose's labels, not compose ps, every step.
   LAB_PROJECT=$(compose_project) || LAB_PROJECT=""
   started_ms=$(now_ms)
   original_scale=$(backend_scale)

@@ -61,9 +61,6 @@ swarm_docker() {
   docker ${context:+--context "${context}"} "$@"
 }
 
-# stack_name: the stack's name, compose.yaml's project name.
-stack_name() { compose config 2>/dev/null | sed -n 's/^name: //p'; }
-
 # require_manager: SWARM_CONTEXT's engine manages a Swarm, or one line and exit 1.
 require_manager() {
   local context manager
@@ -147,7 +144,7 @@ deploy() {
   done
   require_manager
   node=$(haproxy_node)
-  stack=$(stack_name)
+  stack=$(compose_project)
   [[ -n "${stack}" ]] || die "docker compose config gave no project name: run it and fix what it says"
   work_dir=$(mktemp -d)
   # Practice nodes have the images loaded, no registry to ask for digests.
@@ -169,7 +166,7 @@ deploy() {
 status() {
   local stack
   require_manager
-  stack=$(stack_name)
+  stack=$(compose_project)
   # Every task, the ones Swarm gave up on too: their error says why.
   swarm_docker stack ps --no-trunc --format '{{.Name}}\t{{.Node}}\t{{.DesiredState}}\t{{.CurrentState}}\t{{.Error}}' "${stack}" \
     || die "no stack ${stack} on this Swarm: scripts/swarm.sh deploy"
@@ -178,7 +175,7 @@ status() {
 down() {
   local stack
   require_manager
-  stack=$(stack_name)
+  stack=$(compose_project)
   swarm_docker stack rm "${stack}" >/dev/null 2>&1 || { log "no stack ${stack} on this Swarm"; return 0; }
   # The network goes last, once every task is gone.
   local start=${SECONDS}

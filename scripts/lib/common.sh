@@ -376,13 +376,10 @@ probe_exec() {
   docker exec -i "${probe}" "$@"
 }
 
-# compose_project: the lab's Compose project as Compose resolved it
-# (COMPOSE_PROJECT_NAME, else compose.yaml's name), off a running container.
-compose_project() {
-  local id
-  id=$(compose ps -q 2>/dev/null | head -n 1)
-  [[ -n "${id}" ]] && docker inspect -f '{{index .Config.Labels "com.docker.compose.project"}}' "${id}"
-}
+# compose_project: the lab's Compose project as Compose resolves it
+# (COMPOSE_PROJECT_NAME, else compose.yaml's name): a run's containers' label,
+# a Swarm stack's name.
+compose_project() { compose config 2>/dev/null | sed -n 's/^name: //p'; }
 
 # instance_container INSTANCE: the id of INSTANCE's container (a stopped one too).
 instance_container() {
