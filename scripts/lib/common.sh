@@ -673,19 +673,33 @@ kernel_memory() {
 # docker stats shows. Read in ~0.2 s where docker stats --no-stream takes
 # 2-3 s (it waits a second for a CPU sample), before every step.
 container_memory() {
-  local file="$1" ids id name bytes profiles=()
+  local file="$1" id name bytes
   shift
-  while [[ "${1:-}" == --profile ]]; do profiles+=("$1" "$2"); shift 2; done
   declare -A names=()
-  mapfile -t ids < <(compose "${profiles[@]}" ps -q --no-trunc 2>/dev/null)
-  [[ ${#ids[@]} -gt 0 ]] || return 0
-  while read -r id name; do names[${id}]=${name#/}; done < <(docker inspect -f '{{.Id}} {{.Name}}' "${ids[@]}" 2>/dev/null)
+  while read -r id name; do names[${id}]=${name}; done < <(lab_containers "$@")
+  [[ ${#names[@]} -gt 0 ]] || return 0
   {
     echo "# NAME BYTES: each container's memory, page cache excluded, from its cgroup (scripts/lib/common.sh container_memory)"
     while read -r id bytes; do
       if [[ -n "${names[${id}]:-}" && "${bytes}" =~ ^[0-9]+$ ]]; then echo "${names[${id}]} ${bytes}"; fi
-    done < <(cgroup_read "${CGROUP_MEMORY_SH}" "${ids[@]}")
+    done < <(cgroup_read "${CGROUP_MEMORY_SH}" "${!names[@]}")
   } >"${file}"
+}
+
+# lab_containers [--profile P ...] [SERVICE ...]: "ID NAME" of every running
+# container of the lab (with the profiles' ones; only SERVICE's when named).
+# While a load is watched, with no SERVICE named, the ones watch_load found
+# once (LAB_CONTAINERS): compose ps and docker inspect every second cost
+# ~150 ms of CPU each time.
+lab_containers() {
+  local args=("$@") ids i found="${LAB_CONTAINERS:-}"
+  # A SERVICE named (an argument not of a --profile pair): read afresh.
+  for ((i = 0; i < ${#args[@]}; i++)); do
+    if [[ "${args[i]}" == --profile ]]; then i=$((i + 1)); else found=""; fi
+  done
+  if [[ -n "${found}" ]]; then echo "${found}"; return 0; fi
+  mapfile -t ids < <(compose "$@" ps -q --no-trunc 2>/dev/null)
+  [[ ${#ids[@]} -eq 0 ]] || docker inspect -f '{{.Id}} {{.Name}}' "${ids[@]}" 2>/dev/null | sed 's| /| |'
 }
 
 # now_ms: milliseconds since the epoch (Grafana's time unit, the run folder's).
@@ -779,27 +793,17 @@ cgroup_cpu() { cgroup_read "${CGROUP_CPU_SH}" "$@"; }
 # of its load (scripts/lib/step-load.sh); the engine takes the difference
 # (scripts/lab/evidence/cpu.mjs).
 container_cpu() {
-  local file="$1" at ids id value unit name profiles=()
+  local file="$1" at id value unit name
   shift
-  while [[ "${1:-}" == --profile ]]; do profiles+=("$1" "$2"); shift 2; done
   declare -A names=()
-  if [[ -n "${LAB_CONTAINERS:-}" && $# -eq 0 ]]; then
-    # The containers of a watched load, found once (watch_load): compose ps
-    # and docker inspect every second cost ~150 ms of CPU each time.
-    while read -r id name; do names[${id}]=${name}; done <<<"${LAB_CONTAINERS}"
-    ids=("${!names[@]}")
-  else
-    mapfile -t ids < <(compose "${profiles[@]}" ps -q --no-trunc "$@" 2>/dev/null)
-    [[ ${#ids[@]} -gt 0 ]] || return 0
-    while read -r id name; do names[${id}]=${name#/}; done < <(docker inspect -f '{{.Id}} {{.Name}}' "${ids[@]}" 2>/dev/null)
-  fi
-  [[ ${#ids[@]} -gt 0 ]] || return 0
+  while read -r id name; do names[${id}]=${name}; done < <(lab_containers "$@")
+  [[ ${#names[@]} -gt 0 ]] || return 0
   # The time of the cgroup read itself, not of the docker calls before it
   # (hundreds of ms under load: a rate over 2 s samples was off by 25%).
   at=$(now_ms)
   while read -r id value unit; do
     if [[ -n "${names[${id}]:-}" && "${value}" =~ ^[0-9]+$ ]]; then echo "${at} ${names[${id}]} ${value} ${unit}"; fi
-  done < <(cgroup_cpu "${ids[@]}") >>"${file}"
+  done < <(cgroup_cpu "${!names[@]}") >>"${file}"
 }
 
 # CGROUP_QUOTA_SH: sh printing "ID QUOTA_US PERIOD_US" for each container ID

@@ -239,7 +239,7 @@ start_load() {
 # each instance's own view beside it.
 watch_load() {
   local started=${SECONDS} instance conns service profile seconds sample_at title hits_before profiles peak="" cpu=""
-  local hits tool_ids ids waiter LAB_TOPOLOGY_CACHE LAB_CONTAINERS
+  local hits tool_ids waiter LAB_TOPOLOGY_CACHE LAB_CONTAINERS
   service=$(step_value "$1" service) profile=$(step_value "$1" profile)
   seconds=$(step_value "$1" seconds) sample_at=$(step_value "$1" sample_at)
   title="$(step_value "$1" index)/$(step_value "$1" total) $(step_value "$1" label)"
@@ -252,8 +252,7 @@ watch_load() {
   # machine-wide), taken from the load on 2 cores.
   LAB_TOPOLOGY_CACHE=$(topology_text)
   for instance in $(haproxy_containers); do LAB_PROBES[${instance}]=$(instance_probe "${instance}" 2>/dev/null) || true; done
-  mapfile -t ids < <(compose "${profiles[@]}" ps -q --no-trunc 2>/dev/null)
-  [[ ${#ids[@]} -eq 0 ]] || LAB_CONTAINERS=$(docker inspect -f '{{.Id}} {{.Name}}' "${ids[@]}" 2>/dev/null | sed 's| /| |')
+  LAB_CONTAINERS=$(lab_containers "${profiles[@]}")
   mapfile -t tool_ids < <(compose --profile "${profile}" ps -q --no-trunc "${service}" 2>/dev/null)
   # Until every replica of the load tool has ended: one docker call for the
   # whole load, not one a second.
