@@ -130,19 +130,20 @@ function haproxyCaps(limits, topology) {
       raise: 'sysctl -w fs.nr_open=N on the Docker host',
       command: (target) => `sysctl -w fs.nr_open=${nofileFor(target, processes)} (as root, on the Docker host)`,
     },
-    // The steps' own (limits.steps_memory: oom's trap and fix), not the lab's:
-    // what they run with, and no cap of the run's (a trap is meant to fail).
-    limits.steps_memory ? {
-      limit: `HAProxy memory limit (HAPROXY_MEMORY)${several}`, value: `set by the steps: ${limits.steps_memory.join(', ')}`,
-      allows: Infinity,
+    {
+      limit: `HAProxy memory limit (HAPROXY_MEMORY)${several}`,
       symptom: 'HAProxy is OOM-killed: every connection drops to 0 (scripts/scenario.sh oom)',
-      raise: 'the steps set it (compose_env.HAPROXY_MEMORY)',
-    } : {
-      limit: `HAProxy memory limit (HAPROXY_MEMORY)${several}`, value: least('memory_bytes'),
-      allows: rows.every((i) => i.memory_bytes) ? sum((i) => floor((i.memory_bytes * MEMORY_SHARE) / bytesPer(limits, 'haproxy'))) : Infinity,
-      symptom: 'HAProxy is OOM-killed: every connection drops to 0 (scripts/scenario.sh oom)',
-      raise: 'raise HAPROXY_MEMORY in .env',
-      command: (target) => `HAPROXY_MEMORY=${memoryFor(target, limits, processes)} in .env`,
+      // The steps' own (limits.steps_memory: oom's trap and fix), not the
+      // lab's: what they run with, and no cap of the run's (a trap is meant to fail).
+      ...(limits.steps_memory ? {
+        value: `set by the steps: ${limits.steps_memory.join(', ')}`, allows: Infinity,
+        raise: 'the steps set it (compose_env.HAPROXY_MEMORY)',
+      } : {
+        value: least('memory_bytes'),
+        allows: rows.every((i) => i.memory_bytes) ? sum((i) => floor((i.memory_bytes * MEMORY_SHARE) / bytesPer(limits, 'haproxy'))) : Infinity,
+        raise: 'raise HAPROXY_MEMORY in .env',
+        command: (target) => `HAPROXY_MEMORY=${memoryFor(target, limits, processes)} in .env`,
+      }),
     },
   ];
 }
