@@ -214,7 +214,7 @@ start_load() {
   kernel_memory "$1/kernel-before.env" &
   readers+=($!)
   idle_cpu "$1"
-  for reader in "${readers[@]}"; do wait "${reader}" || die "could not read HAProxy's kernel counters before step $(step_value "$1" index) (above)"; done
+  for reader in "${readers[@]}"; do wait "${reader}" || die "could not read the evidence before step $(step_value "$1" index): HAProxy's kernel counters, memory (above)"; done
   container_cpu "$1/cpu-before.txt" "${profiles[@]}"
   {
     echo "# when step $(step_value "$1" index) started (scripts/lib/step-load.sh start_load)"
