@@ -44,14 +44,31 @@ function docker(path) {
 }
 
 // The project is our own container's compose label, so a second lab (the
-// tests' haproxy-lab-test) is measured apart.
+// tests' haproxy-lab-test) is measured apart; on a Swarm, the stack's
+// namespace label (scripts/swarm.sh deploy): [label, value].
+const PROJECT_LABELS = ['com.docker.compose.project', 'com.docker.stack.namespace'];
 let project;
 async function ownProject() {
   if (!project) {
     const self = await docker(`/containers/${os.hostname()}/json`);
-    project = self.Config.Labels['com.docker.compose.project'];
+    const key = PROJECT_LABELS.find((k) => self.Config.Labels?.[k]) ?? PROJECT_LABELS[0];
+    project = [key, self.Config.Labels?.[key]];
   }
   return project;
+}
+
+// identity LABELS NAME → {service, container}: compose's service and name;
+// a Swarm task's as compose would name it (STACK-SERVICE-SLOT, a global
+// task's node id for its slot), so one host and a Swarm read alike.
+export function identity(labels = {}, name = '') {
+  const task = labels['com.docker.swarm.task.name'];
+  const namespace = labels['com.docker.stack.namespace'];
+  if (labels['com.docker.compose.service'] || !task || !namespace) {
+    return { service: labels['com.docker.compose.service'] ?? '', container: name };
+  }
+  const service = (labels['com.docker.swarm.service.name'] ?? '').replace(`${namespace}_`, '');
+  const slot = task.split('.')[1] ?? '';
+  return { service, container: `${namespace}-${service}-${slot}` };
 }
 
 // The engine's cores (GET /info NCPU), asked once: the machine's size when a
@@ -110,8 +127,8 @@ function readContainer(c) {
 // not running: its stats have no memory usage).
 async function samples({ c, stats, inspect }) {
   if (!stats?.memory_stats?.usage) return {};
-  const name = (c.Names?.[0] ?? c.Id).replace(/^\//, '');
-  const l = `service="${label(c.Labels?.['com.docker.compose.service'] ?? '')}",container="${label(name)}"`;
+  const { service, container } = identity(c.Labels, (c.Names?.[0] ?? c.Id).replace(/^\//, ''));
+  const l = `service="${label(service)}",container="${label(container)}"`;
   const m = stats.memory_stats;
   const cache = m.stats?.total_inactive_file ?? m.stats?.inactive_file ?? 0;
   const out = {
@@ -125,7 +142,8 @@ async function samples({ c, stats, inspect }) {
 }
 
 export async function metrics() {
-  const filters = encodeURIComponent(JSON.stringify({ label: [`com.docker.compose.project=${await ownProject()}`] }));
+  const [key, value] = await ownProject();
+  const filters = encodeURIComponent(JSON.stringify({ label: [`${key}=${value}`] }));
   const containers = await docker(`/containers/json?filters=${filters}`);
   const all = await Promise.all(containers.map((c) => readContainer(c).then(samples)));
   // Each family's lines together, after its HELP and TYPE.

@@ -4,6 +4,7 @@
 #        scripts/scenario.sh client-timeout --article         (the article's own values)
 #        scripts/scenario.sh connections [--target N|max]     (preflight first)
 #        scripts/scenario.sh SCENARIO --help
+#        scripts/scenario.sh SCENARIO [OPTIONS] --swarm        (the lab on a Swarm)
 #
 # Reruns a published HAProxy experiment on the running lab (scripts/up.sh)
 # and prints the measured table beside the published one. For each
@@ -22,6 +23,9 @@
 # are never overwritten. On the end, an error or Ctrl-C, HAProxy goes back to
 # haproxy/haproxy.cfg, services to their settings, load generators stop and
 # backends return to their scale; partial results stay, marked INCOMPLETE.
+# --swarm runs it on the lab deployed on a Docker Swarm (scripts/swarm.sh
+# deploy) through SWARM_CONTEXT's engine, HAProxy's node: the load tools'
+# replicas on the other nodes, the same run folder (scripts/lib/swarm-run.sh).
 # "list" and a scenario's name need no Docker; a scenario's --help and its
 # options are read by the engine in the lab's node image, or on this host's
 # node (20 or later) when the image is not here yet.
@@ -123,11 +127,11 @@ write_versions() {
   {
     echo "# the lab's services as they ran (scripts/scenario.sh); read by scripts/lab/cli.mjs report"
     echo "haproxy=$(instance_exec "$(first_instance)" haproxy -v | sed -n '1s/HAProxy version \([^ ]*\).*/\1/p')"
-    echo "node=$(compose exec -T "$(topology_names backend | head -n 1)" node --version)"
+    echo "node=$(node_exec node --version)"
     # The machine's CPUs as a container sees them (Docker Desktop's VM): a
     # figure in µs moves with them (an RSA-2048 sign took 195 µs on one
     # machine the lab ran on and 989 on another).
-    echo "cpu=$(compose exec -T "$(topology_names backend | head -n 1)" node -p 'const c = require("os").cpus(); c.length + " x " + c[0].model.trim()')"
+    echo "cpu=$(node_exec node -p 'const c = require("os").cpus(); c.length + " x " + c[0].model.trim()')"
     echo "ssl_library=$(haproxy_ssl_library)"
   } >"${run_dir}/versions.env"
 }
@@ -232,12 +236,22 @@ main() {
   scenario="$1"
   scenario_args="$*"
   shift
+  local args=() arg on_swarm=0
+  for arg in "$@"; do
+    if [[ "${arg}" == --swarm ]]; then on_swarm=1; else args+=("${arg}"); fi
+  done
+  set -- ${args[@]+"${args[@]}"}
   # Before Docker: the name (bash), then the options (labctl_reading).
   known_scenario "${scenario}"
   if [[ " $* " == *" --help "* || " $* " == *" -h "* ]]; then labctl_reading describe "${scenario}"; exit; fi
   labctl_reading plan "${scenario}" --check "$@" || exit 2
   require_docker
   require_node_image
+  if [[ ${on_swarm} -eq 1 ]]; then
+    # shellcheck source=scripts/lib/swarm-run.sh
+    source "${LAB_ROOT}/scripts/lib/swarm-run.sh"
+    swarm_init
+  fi
   fit_nofile
   take_run_lock "scripts/scenario.sh ${scenario_args}"
   new_run_dir

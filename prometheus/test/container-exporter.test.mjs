@@ -9,7 +9,7 @@ import path from 'node:path';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'container-exporter-'));
 process.env.DOCKER_SOCKET = path.join(dir, 'docker.sock');
-const { cpuAllowanceCores, cpusetCores, metrics } = await import('../container-exporter.mjs');
+const { cpuAllowanceCores, cpusetCores, identity, metrics } = await import('../container-exporter.mjs');
 
 test('--cpus 0.5 (NanoCpus) is half a core', () => {
   assert.equal(cpuAllowanceCores({ NanoCpus: 5e8 }, 2), 0.5);
@@ -94,4 +94,17 @@ test('a scrape: each family grouped under its HELP and TYPE, a removed container
     `container_cpu_allowance_cores{${b}} 4`,
   ]);
   assert.match(text, /^# HELP container_cpu_allowance_cores CPU the container may use, in cores/m);
+});
+
+// On a Swarm (scripts/swarm.sh deploy) a task's container has no compose
+// labels: it is named as compose would name it, so the runner's evidence and
+// the dashboard read one host and a Swarm alike.
+test('a Swarm task is named STACK-SERVICE-SLOT, its service without the stack prefix', () => {
+  const labels = (service, task) => ({
+    'com.docker.stack.namespace': 'haproxy-lab', 'com.docker.swarm.service.name': `haproxy-lab_${service}`, 'com.docker.swarm.task.name': task,
+  });
+  assert.deepEqual(identity(labels('loadgen', 'haproxy-lab_loadgen.2.x7k3'), 'haproxy-lab_loadgen.2.x7k3'), { service: 'loadgen', container: 'haproxy-lab-loadgen-2' });
+  assert.deepEqual(identity(labels('container-exporter', 'haproxy-lab_container-exporter.nodeid9.t1'), 'x'),
+    { service: 'container-exporter', container: 'haproxy-lab-container-exporter-nodeid9' }, 'a global task: its node id for a slot');
+  assert.deepEqual(identity({ 'com.docker.compose.service': 'haproxy' }, 'lab-haproxy-1'), { service: 'haproxy', container: 'lab-haproxy-1' }, 'compose: as it is');
 });

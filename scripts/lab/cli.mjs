@@ -23,6 +23,9 @@
 //                             the lab as a Swarm stack file (JSON, on stdout):
 //                             compose config's JSON made into what `docker stack
 //                             deploy` takes (scripts/lab/swarm/stack.mjs)
+//   stack --host-root DIR --tool SERVICE --replicas N --collector URL < COMPOSE_CONFIG_JSON
+//                             one step's load tool as a stack file of its own
+//                             (a Swarm run of scripts/scenario.sh)
 // A usage error prints one line on stderr and exits 2.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,7 +39,7 @@ import { TOPOLOGY, TOPOLOGY_FILE, containersOf, expandProcesses } from './core/t
 import { DEFAULT_TOOL, LOAD_TOOLS } from './core/loadtools.mjs';
 import { expectedListeners, listenersText } from './plan/listeners.mjs';
 import { compareListeners, parseSs } from './run/sockets.mjs';
-import { StackError, toStack } from './swarm/stack.mjs';
+import { StackError, toStack, toolStack } from './swarm/stack.mjs';
 
 const ROOT = process.cwd();
 const BASELINE = 'haproxy/haproxy.cfg';
@@ -248,12 +251,28 @@ function report(args) {
   if (!result.ok) process.exitCode = 3;
 }
 
+// stack --tool SERVICE: one step's load tool (toolStack): its replicas and
+// the collector's URL; the variable that numbers the replicas is the tool's
+// (LOAD_TOOLS).
+function toolOptions(args) {
+  const [service, a] = takeFlag(args, '--tool');
+  const [replicas, b] = takeFlag(a, '--replicas');
+  const [collector, rest] = takeFlag(b, '--collector');
+  const tool = Object.values(LOAD_TOOLS).find((t) => t.service === service);
+  if (!tool) throw new UsageError(`stack --tool ${service ?? ''}: not a load tool's service (${Object.values(LOAD_TOOLS).map((t) => t.service).join(', ')})`);
+  if (!/^[1-9]\d*$/.test(replicas ?? '') || !/^http:\/\/\S+$/.test(collector ?? '') || rest.length > 0) {
+    throw new UsageError('stack --tool SERVICE needs --replicas N and --collector http://HOST:PORT');
+  }
+  return { service, replicas: Number(replicas), index: tool.index, collector };
+}
+
 function stackCommand(args) {
   const [hostRoot, rest] = takeFlag(args, '--host-root');
   if (!hostRoot?.startsWith('/')) throw new UsageError('stack needs --host-root DIR, the checkout as the host names it');
+  const tool = rest.includes('--tool') ? toolOptions(rest) : null;
   const without = [];
   const replicas = {};
-  for (let i = 0; i < rest.length; i += 2) {
+  for (let i = 0; !tool && i < rest.length; i += 2) {
     const [flag, value] = [rest[i], rest[i + 1] ?? ''];
     if (flag === '--without' && value) without.push(value);
     else if (flag === '--scale' && /^[a-z][a-z0-9-]*=\d+$/.test(value)) replicas[value.split('=')[0]] = Number(value.split('=')[1]);
@@ -261,7 +280,7 @@ function stackCommand(args) {
   }
   const compose = JSON.parse(readFileSync(0, 'utf8'));
   try {
-    const stack = toStack(compose, { hostRoot, localRoot: ROOT, without, replicas });
+    const stack = tool ? toolStack(compose, { hostRoot, localRoot: ROOT, ...tool }) : toStack(compose, { hostRoot, localRoot: ROOT, without, replicas });
     process.stdout.write(`${JSON.stringify(stack, null, 2)}\n`);
   } catch (err) {
     if (err instanceof StackError) throw new UsageError(err.message);

@@ -133,10 +133,15 @@ fit_nofile() {
   [[ -z "${lowered}" ]] || log "Docker may give a container at most ${limit} open files here (dockerd's limit): using ${lowered}"
 }
 
+# The Docker context of this machine's own engine when the lab's is another
+# (a Swarm run: scripts/lib/swarm-run.sh, exported for the scripts it runs);
+# "": the one docker talks to.
+LAB_LOCAL_CONTEXT="${LAB_LOCAL_CONTEXT:-}"
+
 # labctl ARGS...: scripts/lab/cli.mjs (the engine) in the lab's node image
-# (the host needs no node).
+# (the host needs no node), on this machine's engine: it reads the checkout.
 labctl() {
-  docker run --rm -i --network none --user "${LAB_UID}:${LAB_GID}" \
+  docker ${LAB_LOCAL_CONTEXT:+--context "${LAB_LOCAL_CONTEXT}"} run --rm -i --network none --user "${LAB_UID}:${LAB_GID}" \
     -v "${LAB_ROOT}:/lab" -w /lab "$(env_value NODE_IMAGE)" node scripts/lab/cli.mjs "$@"
 }
 
@@ -307,6 +312,13 @@ instance_compose_args() {
   index=$(topology_value instance "$1" index)
   echo "${index:+--index ${index} }${service}"
 }
+
+# service_exec SERVICE COMMAND...: COMMAND in a container of SERVICE (stdin passed).
+service_exec() { compose exec -T "$@"; }
+
+# node_exec COMMAND...: COMMAND in a running container of the lab's node
+# image (the first backend's).
+node_exec() { service_exec "$(topology_names backend | head -n 1)" "$@"; }
 
 # instance_exec INSTANCE COMMAND...: COMMAND in INSTANCE's container.
 instance_exec() {
@@ -557,7 +569,7 @@ urlencode() {
 # prom_query PROMQL: the first value of an instant query ("" when no data),
 # asked from inside the Prometheus container (its image has wget).
 prom_query() {
-  compose exec -T prometheus wget -q -O - \
+  service_exec prometheus wget -q -O - \
     "http://127.0.0.1:9090/api/v1/query?query=$(urlencode "$1")" \
     | sed -n 's/.*"value":\[[^,]*,"\([^"]*\)"\].*/\1/p'
 }
@@ -623,29 +635,51 @@ service_nofile() {
 # backend's, and each service of SIZED's (the load tools whose limits the
 # preflight sizes: run.env's sized_services), each from its own container.
 collect_limits() {
-  local sized="$1" nr_open ct_max ct_count bridge mem instance backend service
+  local sized="$1" backend service
   shift
+  echo "# the limits that cap held connections (scripts/lib/common.sh collect_limits)"
+  haproxy_limits
+  backend=$(topology_names backend | head -n 1)
+  echo "backend_nofile=$(service_nofile "${backend}")"
+  echo "backend_memory_bytes=$(docker inspect -f '{{.HostConfig.Memory}}' "$(compose ps -q "${backend}" | head -n 1)")"
+  for service in ${sized}; do
+    echo "${service}_nofile=$(service_nofile "${service}" "$@")"
+    echo "${service}_memory_bytes=$(service_memory "${service}" "$@")"
+  done
+  host_limits
+}
+
+# service_memory SERVICE [COMPOSE_ARGS...]: SERVICE's own memory limit in
+# bytes (its config also lists the services it depends on); 0: none.
+service_memory() {
+  local service="$1"
+  shift
+  memory_limits "$@" 2>/dev/null | awk -v s="${service}" '$1 == s { n = $2 } END { print n + 0 }'
+}
+
+# haproxy_limits: each HAProxy container's open files and memory limit
+# (INSTANCE_nofile, INSTANCE_memory_bytes; its processes, haproxy/processes.sh,
+# each get these) and its kernel's local port range, read in it.
+haproxy_limits() {
+  local instance
+  for instance in $(haproxy_containers); do
+    echo "${instance}_nofile=$(instance_exec "${instance}" sh -c 'ulimit -n')"
+    echo "${instance}_memory_bytes=$(docker inspect -f '{{.HostConfig.Memory}}' "$(instance_container "${instance}")")"
+  done
+  echo "port_range=$(instance_exec "$(first_instance)" cat /proc/sys/net/ipv4/ip_local_port_range | awk '{ print $1, $2 }')"
+}
+
+# host_limits: the Docker host's kernel's (a Linux host or Docker Desktop's
+# VM, seen from a container on the host network): fs.nr_open, the conntrack
+# table and whether bridged traffic goes through it, the memory available.
+host_limits() {
+  local nr_open ct_max ct_count bridge mem
   # shellcheck disable=SC2016 # expanded by the container's shell
   read -r nr_open ct_max ct_count bridge mem < <(docker run --rm --network host "$(env_value NODE_IMAGE)" sh -c '
     for f in fs/nr_open net/netfilter/nf_conntrack_max net/netfilter/nf_conntrack_count net/bridge/bridge-nf-call-iptables; do
       printf "%s " "$(cat "/proc/sys/$f" 2>/dev/null || echo 0)"
     done
     awk "/^MemAvailable:/ { print \$2 * 1024 }" /proc/meminfo')
-  echo "# the limits that cap held connections (scripts/lib/common.sh collect_limits)"
-  # Per container: its processes (haproxy/processes.sh) each get these.
-  for instance in $(haproxy_containers); do
-    echo "${instance}_nofile=$(instance_exec "${instance}" sh -c 'ulimit -n')"
-    echo "${instance}_memory_bytes=$(docker inspect -f '{{.HostConfig.Memory}}' "$(instance_container "${instance}")")"
-  done
-  backend=$(topology_names backend | head -n 1)
-  echo "backend_nofile=$(service_nofile "${backend}")"
-  echo "backend_memory_bytes=$(docker inspect -f '{{.HostConfig.Memory}}' "$(compose ps -q "${backend}" | head -n 1)")"
-  for service in ${sized}; do
-    echo "${service}_nofile=$(service_nofile "${service}" "$@")"
-    # Its own limit (its config also lists the services it depends on); 0: none.
-    echo "${service}_memory_bytes=$(memory_limits "$@" 2>/dev/null | awk -v s="${service}" '$1 == s { n = $2 } END { print n + 0 }')"
-  done
-  echo "port_range=$(instance_exec "$(first_instance)" cat /proc/sys/net/ipv4/ip_local_port_range | awk '{ print $1, $2 }')"
   echo "nr_open=${nr_open}"
   echo "conntrack_max=${ct_max}"
   echo "conntrack_count=${ct_count}"
@@ -667,6 +701,12 @@ kernel_memory() {
     awk "/^KernelPageSize:/ { print \"page_size=\" \$2 * 1024; exit }" /proc/self/smaps' >"$1" 2>/dev/null || true
 }
 
+# readings_elsewhere cpu|memory|allowance: more lines of container_cpu's,
+# container_memory's or container_allowance's for the lab's containers that
+# this engine does not run (a Swarm's other nodes: scripts/lib/swarm-run.sh).
+# On one host every container is this engine's: none.
+readings_elsewhere() { return 0; }
+
 # container_memory FILE [--profile P ...]: "NAME BYTES" for every running
 # container of the lab (with the profiles' ones, the load generators): the
 # memory its cgroup holds, page cache excluded (CGROUP_MEMORY_SH), the figure
@@ -683,6 +723,7 @@ container_memory() {
     while read -r id bytes; do
       if [[ -n "${names[${id}]:-}" && "${bytes}" =~ ^[0-9]+$ ]]; then echo "${names[${id}]} ${bytes}"; fi
     done < <(cgroup_read "${CGROUP_MEMORY_SH}" "${!names[@]}")
+    readings_elsewhere memory
   } >"${file}"
 }
 
@@ -713,7 +754,9 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # throttled": cpu.stat nr_periods, nr_throttled): under a quota the CPU time
 # reads a little under it (84% of 0.2 core at a ceiling), the throttling
 # does not. Docker's cgroupfs and systemd drivers name the folder
-# differently; a container with no folder (stopped) prints nothing. Read
+# differently, and an engine started with --cgroup-parent (the practice
+# Swarm's nodes, scripts/swarm.sh) puts them under that parent (the last
+# pattern, a glob); a container with no folder (stopped) prints nothing. Read
 # with the shell's own read, no cat or sed: this runs every second for every
 # container (30 at 250,000 connections), and each fork costs the machine.
 # shellcheck disable=SC2016 # expanded by that sh
@@ -721,12 +764,14 @@ readonly CGROUP_CPU_SH='root=$1; shift
 for id in "$@"; do
   stat=
   for f in "$root/cpuacct/docker/$id/cpuacct.usage" "$root/cpu,cpuacct/docker/$id/cpuacct.usage" \
-    "$root/cpuacct/system.slice/docker-$id.scope/cpuacct.usage" "$root/cpu,cpuacct/system.slice/docker-$id.scope/cpuacct.usage"; do
+    "$root/cpuacct/system.slice/docker-$id.scope/cpuacct.usage" "$root/cpu,cpuacct/system.slice/docker-$id.scope/cpuacct.usage" \
+    "$root"/cpuacct/*/"$id"/cpuacct.usage; do
     [ -r "$f" ] || continue
     read -r v <"$f" && echo "$id $v ns"
     # v1 keeps the throttling in the cpu controller (its cpu.stat has no usage_usec).
     for stat in "$root/cpu/docker/$id/cpu.stat" "$root/cpu,cpuacct/docker/$id/cpu.stat" \
-      "$root/cpu/system.slice/docker-$id.scope/cpu.stat" "$root/cpu,cpuacct/system.slice/docker-$id.scope/cpu.stat"; do
+      "$root/cpu/system.slice/docker-$id.scope/cpu.stat" "$root/cpu,cpuacct/system.slice/docker-$id.scope/cpu.stat" \
+      "$root"/cpu/*/"$id"/cpu.stat; do
       [ -r "$stat" ] && break
     done
     break
@@ -754,7 +799,7 @@ done'
 readonly CGROUP_MEMORY_SH='root=$1; shift
 for id in "$@"; do
   for d in "$root/memory/docker/$id" "$root/memory/system.slice/docker-$id.scope" \
-    "$root/system.slice/docker-$id.scope" "$root/docker/$id"; do
+    "$root/system.slice/docker-$id.scope" "$root/docker/$id" "$root"/memory/*/"$id"; do
     if [ -r "$d/memory.usage_in_bytes" ]; then read -r used <"$d/memory.usage_in_bytes"; key=total_inactive_file
     elif [ -r "$d/memory.current" ]; then read -r used <"$d/memory.current"; key=inactive_file
     else continue; fi
@@ -801,9 +846,12 @@ container_cpu() {
   # The time of the cgroup read itself, not of the docker calls before it
   # (hundreds of ms under load: a rate over 2 s samples was off by 25%).
   at=$(now_ms)
-  while read -r id value unit; do
-    if [[ -n "${names[${id}]:-}" && "${value}" =~ ^[0-9]+$ ]]; then echo "${at} ${names[${id}]} ${value} ${unit}"; fi
-  done < <(cgroup_cpu "${!names[@]}") >>"${file}"
+  {
+    while read -r id value unit; do
+      if [[ -n "${names[${id}]:-}" && "${value}" =~ ^[0-9]+$ ]]; then echo "${at} ${names[${id}]} ${value} ${unit}"; fi
+    done < <(cgroup_cpu "${!names[@]}")
+    readings_elsewhere cpu
+  } >>"${file}"
 }
 
 # CGROUP_QUOTA_SH: sh printing "ID QUOTA_US PERIOD_US" for each container ID
@@ -812,7 +860,7 @@ container_cpu() {
 # shellcheck disable=SC2016 # expanded by that sh
 readonly CGROUP_QUOTA_SH='root=$1; shift
 for id in "$@"; do
-  for d in "$root/cpu/docker/$id" "$root/cpu,cpuacct/docker/$id" "$root/cpu/system.slice/docker-$id.scope" "$root/cpu,cpuacct/system.slice/docker-$id.scope"; do
+  for d in "$root/cpu/docker/$id" "$root/cpu,cpuacct/docker/$id" "$root/cpu/system.slice/docker-$id.scope" "$root/cpu,cpuacct/system.slice/docker-$id.scope" "$root"/cpu/*/"$id"; do
     if [ -r "$d/cpu.cfs_quota_us" ]; then echo "$id $(cat "$d/cpu.cfs_quota_us") $(cat "$d/cpu.cfs_period_us")"; continue 2; fi
   done
   for d in "$root/system.slice/docker-$id.scope" "$root/docker/$id"; do
@@ -826,21 +874,21 @@ done'
 # and as its cgroup enforces it (read back), and the engine's cores.
 # scripts/lab/evidence/cpu.mjs takes the smallest that applies.
 container_allowance() {
-  local file="$1" ids id name nano cpuset quota period machine profiles=()
+  local file="$1" ids=() id name nano cpuset quota period machine
   shift
-  while [[ "${1:-}" == --profile ]]; do profiles+=("$1" "$2"); shift 2; done
-  mapfile -t ids < <(compose "${profiles[@]}" ps -q --no-trunc 2>/dev/null)
+  declare -A names=()
+  while read -r id name; do names[${id}]=${name} ids+=("${id}"); done < <(lab_containers "$@")
   [[ ${#ids[@]} -gt 0 ]] || return 0
   machine=$(docker info -f '{{.NCPU}}' 2>/dev/null || echo 0)
   declare -A quotas=()
-  while read -r id quota period; do quotas[${id}]="${quota} ${period}"; done < <(
-    sh -c "${CGROUP_QUOTA_SH}" _ /sys/fs/cgroup "${ids[@]}" 2>/dev/null || true)
+  while read -r id quota period; do quotas[${id}]="${quota} ${period}"; done < <(cgroup_read "${CGROUP_QUOTA_SH}" "${ids[@]}")
   {
     echo "# the CPU each container may use (scripts/lib/common.sh container_allowance); read by scripts/lab/evidence/cpu.mjs"
-    while read -r id name nano cpuset; do
+    while read -r id nano cpuset; do
       read -r quota period <<<"${quotas[${id}]:-- -}"
-      echo "${name#/} nano_cpus=${nano} cpuset=${cpuset:--} cfs_quota_us=${quota} cfs_period_us=${period} machine_cores=${machine}"
-    done < <(docker inspect -f '{{.Id}} {{.Name}} {{.HostConfig.NanoCpus}} {{.HostConfig.CpusetCpus}}' "${ids[@]}" 2>/dev/null)
+      echo "${names[${id}]} nano_cpus=${nano} cpuset=${cpuset:--} cfs_quota_us=${quota} cfs_period_us=${period} machine_cores=${machine}"
+    done < <(docker inspect -f '{{.Id}} {{.HostConfig.NanoCpus}} {{.HostConfig.CpusetCpus}}' "${ids[@]}" 2>/dev/null)
+    readings_elsewhere allowance
   } >"${file}"
 }
 

@@ -180,18 +180,20 @@ restore_baseline() {
 }
 
 # scale SVC=N,SVC=N: backend replicas, and every HAProxy instance sees each
-# of them UP in the backend that balances it (topology.txt).
+# of them UP in the backend that balances it (topology.txt), the scale
+# changed or not: a HAProxy just restarted, or backends just replaced (a
+# redeploy on a Swarm), may not have found them yet (a Swarm run's first
+# request once met be_slow with no server: 503).
 scale() {
   local args=() pairs pair svc n output
   IFS=',' read -r -a pairs <<<"$1"
   for pair in "${pairs[@]}"; do
     [[ -n "${pair}" ]] && args+=(--scale "${pair}")
   done
-  [[ ${#args[@]} -gt 0 && "$(backend_scale)" != "$(sort_pairs "$1")" ]] || return 0
-  # shellcheck disable=SC2046 # one service per word
-  if ! output=$(compose up -d --wait --no-recreate "${args[@]}" $(lab_services) 2>&1); then
+  [[ ${#args[@]} -gt 0 ]] || return 0
+  if [[ "$(backend_scale)" != "$(sort_pairs "$1")" ]] && ! output=$(scale_services "${args[@]}" 2>&1); then
     tail -n 5 <<<"${output}" >&2
-    die "could not scale the backends to $1 (docker compose output above)"
+    die "could not scale the backends to $1 (output above)"
   fi
   for pair in "${pairs[@]}"; do
     svc="${pair%=*}" n="${pair#*=}"
@@ -201,6 +203,20 @@ scale() {
 }
 
 sort_pairs() { tr ',' '\n' <<<"$1" | sort | paste -sd, -; }
+
+# scale_services --scale SVC=N...: the lab's services running, at that scale,
+# none recreated (compose's healthchecks waited for). A Swarm's: scripts/lib/swarm-run.sh.
+scale_services() {
+  # shellcheck disable=SC2046 # one service per word
+  compose up -d --wait --no-recreate "$@" $(lab_services)
+}
+
+# recreate_services --scale SVC=N...: the lab's services with the settings
+# exported now, recreated where they changed, at that scale.
+recreate_services() {
+  # shellcheck disable=SC2046 # one service per word
+  compose up -d --wait "$@" $(lab_services)
+}
 
 # use_compose_env "K=V K=V"|-: the step's settings of the lab's services
 # (e.g. BACKEND_SERVER_TIMEOUT_MS, HAPROXY_MEMORY) exported for compose, and the
@@ -221,8 +237,7 @@ use_compose_env() {
   local args=() pair
   IFS=',' read -r -a pairs <<<"$(backend_scale)"
   for pair in "${pairs[@]}"; do args+=(--scale "${pair}"); done
-  # shellcheck disable=SC2046 # one service per word
-  if ! output=$(compose up -d --wait "${args[@]}" $(lab_services) 2>&1); then
+  if ! output=$(recreate_services "${args[@]}" 2>&1); then
     tail -n 5 <<<"${output}" >&2
     die "could not restart the lab's services with ${wanted:-their default settings}"
   fi

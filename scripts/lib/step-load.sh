@@ -31,7 +31,7 @@ annotate() {
   now=$(now_ms)
   body=$(printf '{"time":%s,%s"tags":[%s],"text":"%s"}' "${4:-${now}}" \
     "${3:+\"timeEnd\":$3,}" "$2" "${1//\"/\'}")
-  if ! compose exec -T prometheus wget -q -O /dev/null -T 3 --header 'Content-Type: application/json' \
+  if ! service_exec prometheus wget -q -O /dev/null -T 3 --header 'Content-Type: application/json' \
       --post-data "${body}" http://grafana:3000/api/annotations >/dev/null 2>&1; then
     grafana_ok=0
     # A lab without Grafana (offline: scripts/up.sh said so) hears it once.
@@ -226,10 +226,44 @@ start_load() {
   annotate "$(run_value "$1" scenario) step $(step_value "$1" index)/$(step_value "$1" total): $(step_value "$1" label)" "$(step_tags "$1")"
   env_lines=$(step_load_env "$1")
   service=$(step_value "$1" service)
+  start_tool "$1" "${env_lines}" || die "could not start the load generators (${service})"
+}
+
+# The load tool's life on one host (a Swarm's: scripts/lib/swarm-run.sh), each
+# taking the step's folder: compose starts its replicas, Docker waits for
+# them, and they write their files into the checkout's results folder.
+# start_tool DIR ENV_LINES: its replicas, with the step's load environment.
+start_tool() {
+  local kv
   (
-    while IFS= read -r kv; do [[ -z "${kv}" ]] || export "${kv?}"; done <<<"${env_lines}"
-    compose --profile "$(step_value "$1" profile)" up -d --no-deps --scale "${service}=$(step_value "$1" replicas)" "${service}" >/dev/null 2>&1
-  ) || die "could not start the load generators (${service})"
+    while IFS= read -r kv; do [[ -z "${kv}" ]] || export "${kv?}"; done <<<"$2"
+    compose --profile "$(step_value "$1" profile)" up -d --no-deps --scale "$(step_value "$1" service)=$(step_value "$1" replicas)" \
+      "$(step_value "$1" service)" >/dev/null 2>&1
+  )
+}
+
+# tool_ids DIR: its containers' ids.
+tool_ids() { compose --profile "$(step_value "$1" profile)" ps -a -q --no-trunc "$(step_value "$1" service)" 2>/dev/null; }
+
+# wait_tool_ended DIR: returns once every replica has ended (one docker call
+# for the whole load, not one a second).
+wait_tool_ended() {
+  local ids
+  mapfile -t ids < <(tool_ids "$1")
+  [[ ${#ids[@]} -eq 0 ]] || docker wait "${ids[@]}" >/dev/null 2>&1 || true
+}
+
+# tool_exit_codes DIR: each replica's exit code, "," between them.
+tool_exit_codes() { compose --profile "$(step_value "$1" profile)" ps -a --format '{{.ExitCode}}' "$(step_value "$1" service)" | paste -sd, -; }
+
+# tool_finished DIR: what the replicas wrote besides their files (already in
+# the step's folder here): their own log (k6: why requests failed), into
+# DIR/SERVICE-log.txt; then the replicas removed.
+tool_finished() {
+  local service profile
+  service=$(step_value "$1" service) profile=$(step_value "$1" profile)
+  service_log "" "${service}" --profile "${profile}" >"$1/${service}-log.txt" 2>&1 || true
+  compose --profile "${profile}" rm -sf "${service}" >/dev/null 2>&1
 }
 
 # watch_load DIR: until the load tool's replicas end, every HAProxy instance's
@@ -238,9 +272,8 @@ start_load() {
 # settled (or mid-hold) every container's memory (DIR/memory-peak.txt) with
 # each instance's own view beside it.
 watch_load() {
-  local started=${SECONDS} instance conns service profile seconds sample_at title hits_before profiles peak="" cpu=""
-  local hits tool_ids waiter LAB_TOPOLOGY_CACHE LAB_CONTAINERS
-  service=$(step_value "$1" service) profile=$(step_value "$1" profile)
+  local started=${SECONDS} instance conns seconds sample_at title hits_before profiles peak="" cpu=""
+  local hits waiter LAB_TOPOLOGY_CACHE LAB_CONTAINERS
   seconds=$(step_value "$1" seconds) sample_at=$(step_value "$1" sample_at)
   title="$(step_value "$1" index)/$(step_value "$1" total) $(step_value "$1" label)"
   hits_before=$(started_value "$1" hits_before)
@@ -253,12 +286,11 @@ watch_load() {
   LAB_TOPOLOGY_CACHE=$(topology_text)
   for instance in $(haproxy_containers); do LAB_PROBES[${instance}]=$(instance_probe "${instance}" 2>/dev/null) || true; done
   LAB_CONTAINERS=$(lab_containers "${profiles[@]}")
-  mapfile -t tool_ids < <(compose --profile "${profile}" ps -q --no-trunc "${service}" 2>/dev/null)
-  # Until every replica of the load tool has ended: one docker call for the
-  # whole load, not one a second.
-  if [[ ${#tool_ids[@]} -gt 0 ]]; then docker wait "${tool_ids[@]}" >/dev/null 2>&1 & waiter=$!; else waiter=""; fi
-  [[ -z "${waiter}" ]] || start_samplers "$1" "$(now_ms)"
-  while [[ -n "${waiter}" ]] && kill -0 "${waiter}" 2>/dev/null; do
+  # Until every replica of the load tool has ended.
+  wait_tool_ended "$1" &
+  waiter=$!
+  start_samplers "$1" "$(now_ms)"
+  while kill -0 "${waiter}" 2>/dev/null; do
     read -r conns hits <<<"$(progress_totals "$1")"
     [[ "${hits}" == - ]] || hits=$((hits - hits_before))
     progress "${title}" $((seconds - (SECONDS - started))) "${conns} conns, ${hits}"
@@ -276,7 +308,7 @@ watch_load() {
     fi
     sleep 1
   done
-  [[ -z "${waiter}" ]] || wait "${waiter}" 2>/dev/null || true
+  wait "${waiter}" 2>/dev/null || true
   stop_samplers
   rm -f "$1"/.progress-*
   [[ -z "${peak}" ]] || wait "${peak}" || true
@@ -311,8 +343,7 @@ instances_state() {
 # finish_load DIR: HAProxy's counters and log, how the step ended
 # (DIR/outcome.env), the load tool's own log, its replicas removed.
 finish_load() {
-  local ended_ms service profile started_ms title hits_before profiles
-  service=$(step_value "$1" service) profile=$(step_value "$1" profile)
+  local ended_ms started_ms title hits_before profiles
   started_ms=$(started_value "$1" started_at_ms) hits_before=$(started_value "$1" hits_before)
   title="$(step_value "$1" index)/$(step_value "$1" total) $(step_value "$1" label)"
   mapfile -t profiles < <(load_profile_args "$1")
@@ -324,12 +355,10 @@ finish_load() {
     echo "# how step $(step_value "$1" index) ended (scripts/scenario.sh); read by scripts/lab/evidence/run.mjs"
     echo "started_at_ms=${started_ms}"
     echo "ended_at_ms=${ended_ms}"
-    echo "exit_codes=$(compose --profile "${profile}" ps -a --format '{{.ExitCode}}' "${service}" | paste -sd, -)"
+    echo "exit_codes=$(tool_exit_codes "$1")"
     echo "haproxy_state=$(instances_state)"
   } >"$1/outcome.env"
-  # The load generators' own words (k6: why requests failed), before they go.
-  service_log "" "${service}" --profile "${profile}" >"$1/${service}-log.txt" 2>&1 || true
-  compose --profile "${profile}" rm -sf "${service}" >/dev/null 2>&1
+  tool_finished "$1"
   annotate "$(run_value "$1" scenario): $(step_value "$1" label)" "$(step_tags "$1")" "${ended_ms}" "${started_ms}"
 }
 

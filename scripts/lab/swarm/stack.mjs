@@ -15,12 +15,14 @@
 //   - ports are published in host mode (on the node that runs the task), and
 //     on every address: Swarm has no host_ip (compose binds 127.0.0.1 only).
 //     Host mode also needs no IPVS, which Swarm's routing mesh does.
-//   - depends_on, network_mode: none, restart, container_name and build have
+//   - depends_on, network_mode: none, restart, container_name, profiles and build have
 //     no Swarm form (Swarm restarts a task until what it needs answers; it
 //     never builds, the image is what runs): left out. A cpuset is refused.
 //   - a cpus limit of 0 (compose: no limit) is left out.
 //   - the lab's network is an overlay, attachable (a one-off container, such
 //     as a probe, can join it).
+//   - a load tool (toolStack) runs once per step, sending its files to the
+//     runner's collector instead of writing them to the checkout.
 //   - compose's project names (name:, a network's or a volume's name:) go:
 //     the stack's name prefixes them.
 import { createHash } from 'node:crypto';
@@ -29,7 +31,7 @@ import { join, relative, sep } from 'node:path';
 
 // Swarm refuses a config larger than this (docker config create: 500 KB).
 export const CONFIG_MAX_BYTES = 500 * 1024;
-const DROPPED_KEYS = ['depends_on', 'restart', 'container_name', 'pull_policy', 'build'];
+const DROPPED_KEYS = ['depends_on', 'restart', 'container_name', 'pull_policy', 'build', 'profiles'];
 
 export class StackError extends Error {}
 
@@ -121,6 +123,33 @@ function mountsToConfigs(name, mounts, { hostRoot, localRoot }, configs) {
   return { volumes, configs: used };
 }
 
+// swarmService NAME SERVICE ROOTS CONFIGS → SERVICE as Swarm reads it, its
+// read-only bind mounts of the lab as configs (added to CONFIGS, the stack's).
+function swarmService(name, service, roots, configs) {
+  const out = swarmKeys(name, service);
+  const mounts = mountsToConfigs(name, service.volumes ?? [], roots, configs);
+  delete out.volumes;
+  if (mounts.volumes.length > 0) out.volumes = mounts.volumes;
+  if (mounts.configs.length > 0) out.configs = mounts.configs;
+  return out;
+}
+
+// stackNetworks COMPOSE: the lab's networks as overlays, attachable (a
+// one-off container, such as a probe, can join it); volumes as they are,
+// without compose's project names (the stack's name prefixes them).
+function stackNetworks(compose) {
+  return Object.fromEntries(Object.entries(compose.networks ?? {}).map(([name, net]) => {
+    const { name: _projectName, driver: _driver, ...rest } = net ?? {};
+    return [name, { ...rest, driver: 'overlay', attachable: true }];
+  }));
+}
+function stackVolumes(compose, names = null) {
+  return Object.fromEntries(Object.entries(compose.volumes ?? {}).filter(([name]) => !names || names.includes(name)).map(([name, volume]) => {
+    const { name: _projectName, ...rest } = volume ?? {};
+    return [name, rest];
+  }));
+}
+
 // toStack COMPOSE {hostRoot, localRoot, without, replicas} → the stack file's object:
 // COMPOSE is compose config's JSON; hostRoot is the lab's checkout as the
 // host (and compose config) names it, localRoot where this process reads it.
@@ -132,21 +161,50 @@ export function toStack(compose, { hostRoot, localRoot = hostRoot, without = [],
   const services = {};
   for (const [name, service] of Object.entries(compose.services ?? {})) {
     if (without.includes(name)) continue;
-    const out = swarmKeys(name, service);
-    const mounts = mountsToConfigs(name, service.volumes ?? [], { hostRoot, localRoot }, configs);
-    delete out.volumes;
-    if (mounts.volumes.length > 0) out.volumes = mounts.volumes;
-    if (mounts.configs.length > 0) out.configs = mounts.configs;
+    const out = swarmService(name, service, { hostRoot, localRoot }, configs);
     if (replicas[name] !== undefined) out.deploy = { ...out.deploy, replicas: replicas[name] };
     services[name] = out;
   }
-  const networks = Object.fromEntries(Object.entries(compose.networks ?? {}).map(([name, net]) => {
-    const { name: _projectName, driver: _driver, ...rest } = net ?? {};
-    return [name, { ...rest, driver: 'overlay', attachable: true }];
-  }));
-  const volumes = Object.fromEntries(Object.entries(compose.volumes ?? {}).map(([name, volume]) => {
-    const { name: _projectName, ...rest } = volume ?? {};
-    return [name, rest];
-  }));
-  return { services, networks, volumes, configs };
+  return { services, networks: stackNetworks(compose), volumes: stackVolumes(compose), configs };
+}
+
+// The script a load tool runs under on a Swarm (loadgen/send-results.sh):
+// the tool's command, then its files sent to the runner's collector.
+export const SEND_RESULTS = ['/bin/sh', '/loadgen/send-results.sh'];
+// Where a load tool writes its files (compose: the checkout's results folder).
+const RESULTS_TARGET = '/results';
+
+// toolStack COMPOSE {hostRoot, localRoot, service, replicas, index,
+// collector} → a stack file of one load tool's service, for
+// one step: `docker stack deploy` of it under the lab's stack name adds the
+// service beside the lab's (nothing else is touched without --prune).
+// COMPOSE is compose config's JSON with the tool's profile and the step's
+// environment. On a Swarm the tool:
+//   - runs REPLICAS tasks once each (restart none), each told its number by
+//     INDEX ({{.Task.Slot}}: 1..N, as compose's container number);
+//   - writes its files in its own container (the checkout's results folder is
+//     on another machine: the writable bind mount of /results becomes a
+//     tmpfs) and sends them to
+//     COLLECTOR (loadgen/send-results.sh before its command: compose's
+//     entrypoint and command; compose.swarm.yaml names one for a tool whose
+//     image's command would do on one host).
+export function toolStack(compose, { hostRoot, localRoot = hostRoot, service, replicas, index, collector }) {
+  const spec = compose.services?.[service];
+  if (!spec) throw new StackError(`${service}: compose config has no such service (its profile not given?)`);
+  const lab = spec.volumes ?? [];
+  const results = lab.filter((m) => m.type === 'bind' && !m.read_only && m.target === RESULTS_TARGET);
+  const configs = {};
+  const out = swarmService(service, { ...spec, volumes: lab.filter((m) => !results.includes(m)) }, { hostRoot, localRoot }, configs);
+  // Its own results folder, in memory (tmpfs: mode 1777, so its user writes there).
+  if (results.length > 0) out.volumes = [...(out.volumes ?? []), { type: 'tmpfs', target: RESULTS_TARGET }];
+  delete out.command;
+  const command = [...(spec.entrypoint ?? []), ...(spec.command ?? [])];
+  if (command.length === 0) throw new StackError(`${service}: compose names no command for it: send-results.sh goes before it (compose.swarm.yaml)`);
+  out.entrypoint = [...SEND_RESULTS, ...command];
+  // An unset variable (null) would be the deploying shell's: left out.
+  const environment = Object.fromEntries(Object.entries(spec.environment ?? {}).filter(([, v]) => v !== null && v !== undefined));
+  out.environment = { ...environment, [index]: '{{.Task.Slot}}', COLLECTOR_URL: collector };
+  out.deploy = { ...out.deploy, mode: 'replicated', replicas, restart_policy: { condition: 'none' } };
+  const used = (out.volumes ?? []).filter((m) => m.type === 'volume').map((m) => m.source);
+  return { services: { [service]: out }, networks: stackNetworks(compose), volumes: stackVolumes(compose, used), configs };
 }

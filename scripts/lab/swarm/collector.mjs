@@ -1,0 +1,140 @@
+// The runner's mailbox on a Swarm: load-generator replicas on other nodes
+// send the files they wrote (summaries, their kernel's counters, in each
+// tool's own format) here over the stack's overlay network, and the runner
+// copies them off this container on the HAProxy node (docker exec ... tar),
+// through the manager's engine alone. Why not `docker service logs`: through
+// the manager it hung or cut 100 KB summaries (measured on the practice Swarm).
+//   node collector.mjs [PORT [OUT]]    (default 8080 and /out)
+//   PUT or POST /PATH   keeps the body as OUT/PATH (written to a partial file,
+//                       then renamed: a reader never sees half of it) → 204
+//   GET /healthz        → ok
+//   GET /containers     every node's containers of the lab, as each node's
+//                       container-exporter reads them (EXPORTER_ADDRESS, a
+//                       dnsrr name with one address per node): "AT_MS NAME
+//                       CPU_NS MEMORY_BYTES ALLOWANCE_CORES" lines, AT_MS when
+//                       that node answered, "-" for what it did not give
+// A PATH of letters, digits, ".", "_", "-" in segments joined by "/", none
+// empty, "." or "..": anything else 400; a body over MAX_BYTES 413.
+// SIGTERM closes it. Importing the file (a test) starts nothing.
+import { lookup } from 'node:dns/promises';
+import { createWriteStream, mkdirSync, renameSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export const MAX_BYTES = 64 * 1024 * 1024;
+const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
+
+// keptPath URL_PATH → the relative path to keep the body under, or null.
+export function keptPath(urlPath) {
+  let path;
+  try {
+    path = decodeURIComponent(String(urlPath).split('?')[0]);
+  } catch {
+    return null;
+  }
+  if (!path.startsWith('/')) return null;
+  const segments = path.slice(1).split('/');
+  if (segments.some((s) => !SEGMENT.test(s) || s === '..' || s.startsWith('..'))) return null;
+  return segments.join('/');
+}
+
+function answer(res, status, text = '') {
+  res.statusCode = status;
+  res.end(text ? `${text}\n` : undefined);
+}
+
+// keep REQ RES OUT: the body into OUT/<path>, whole or not at all.
+function keep(req, res, out) {
+  const rel = keptPath(req.url);
+  if (!rel) return answer(res, 400, `refused path ${req.url}: segments of letters, digits, ".", "_" and "-"`);
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BYTES) return answer(res, 413, `over ${MAX_BYTES} bytes`);
+  const file = join(out, rel);
+  const partial = `${file}.partial-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  mkdirSync(dirname(file), { recursive: true });
+  const sink = createWriteStream(partial);
+  let bytes = 0;
+  let failed = false;
+  const fail = (status, text) => {
+    if (failed) return;
+    failed = true;
+    sink.destroy();
+    rmSync(partial, { force: true });
+    answer(res, status, text);
+    req.resume();
+  };
+  req.on('data', (chunk) => {
+    bytes += chunk.length;
+    if (bytes > MAX_BYTES) fail(413, `over ${MAX_BYTES} bytes`);
+  });
+  req.on('aborted', () => fail(400, 'body cut short'));
+  sink.on('error', (err) => fail(500, err.message));
+  sink.on('finish', () => {
+    if (failed) return;
+    renameSync(partial, file);
+    answer(res, 204);
+  });
+  req.pipe(sink);
+  return undefined;
+}
+
+// FAMILIES: the exporter's families, in the order of a /containers line.
+const FAMILIES = ['container_cpu_usage_seconds_total', 'container_memory_usage_bytes', 'container_cpu_allowance_cores'];
+
+// containerLines METRICS_TEXT AT_MS → /containers lines of one node's exporter.
+export function containerLines(text, at) {
+  const byName = new Map();
+  for (const line of text.split('\n')) {
+    const m = /^(\w+)\{[^}]*container="([^"]+)"[^}]*\} (\S+)$/.exec(line.trim());
+    const column = m ? FAMILIES.indexOf(m[1]) : -1;
+    if (column < 0) continue;
+    if (!byName.has(m[2])) byName.set(m[2], ['-', '-', '-']);
+    byName.get(m[2])[column] = column === 0 ? String(Math.round(Number(m[3]) * 1e9)) : m[3];
+  }
+  return [...byName].map(([name, values]) => `${at} ${name} ${values.join(' ')}`);
+}
+
+function fetchText(host, port, path) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host, port, path, timeout: 5000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (body += c));
+      res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`${host}: HTTP ${res.statusCode}`))));
+    });
+    req.on('timeout', () => req.destroy(new Error(`${host}: timeout`)));
+    req.on('error', reject);
+  });
+}
+
+// containers ADDRESS → every node's lines (a node that does not answer: none, logged).
+async function containers(address) {
+  const [host, port] = address.split(':');
+  const nodes = await lookup(host, { all: true, family: 4 });
+  const answers = await Promise.all(nodes.map(({ address: ip }) => fetchText(ip, Number(port), '/metrics')
+    .then((text) => containerLines(text, Date.now()), (err) => { console.error(`collector: ${err.message}`); return []; })));
+  return answers.flat().join('\n');
+}
+
+export function collector(out, exporter = process.env.EXPORTER_ADDRESS) {
+  return http.createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/healthz') return answer(res, 200, 'ok');
+    if (req.method === 'GET' && req.url === '/containers') {
+      if (!exporter) return answer(res, 503, 'EXPORTER_ADDRESS is not set');
+      return containers(exporter).then((text) => answer(res, 200, text), (err) => answer(res, 503, err.message));
+    }
+    if (req.method === 'PUT' || req.method === 'POST') return keep(req, res, out);
+    return answer(res, 405, 'PUT or POST /PATH, or GET /healthz');
+  });
+}
+
+function serve() {
+  const port = Number(process.argv[2] ?? 8080);
+  const out = process.argv[3] ?? '/out';
+  mkdirSync(out, { recursive: true });
+  const server = collector(out);
+  server.listen(port, () => console.log(`collector: keeping what is sent to :${port} under ${out}`));
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) serve();

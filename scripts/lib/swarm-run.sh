@@ -1,0 +1,297 @@
+# shellcheck shell=bash
+# The scenario runner on a Docker Swarm (scripts/scenario.sh --swarm): the
+# same steps, evidence and run folder as on one host, through the manager's
+# engine alone (SWARM_CONTEXT; its node is HAProxy's, labelled
+# haproxy-lab.role=haproxy: scripts/swarm.sh deploy). A user seldom reaches
+# every worker's engine; everything the runner needs from the other nodes
+# comes over the stack's overlay network, through the collector on HAProxy's
+# node. Sourced after the one-host runner's files, it defines again the
+# functions that differ, and nothing else:
+#   - HAProxy's container: the newest of its service's on this engine; a
+#     restart (new listening sockets) is Swarm replacing the task, the step's
+#     live config kept in a volume (compose.swarm.yaml);
+#   - a step's settings of the services (compose_env): a redeploy
+#     (scripts/swarm.sh deploy, at the backends' scale); the backends' scale:
+#     docker service scale;
+#   - the load tool: a service of its own per step (labctl stack --tool), its
+#     replicas on the other nodes, numbered by their task slot, each sending
+#     its files to the collector, copied from there into the step's folder;
+#     which node ran each replica, in DIR/SERVICE-tasks.txt;
+#   - the containers' CPU and memory: this node's from their cgroups, the
+#     other nodes' from their container-exporter (the collector asks each);
+#   - the preflight's limits: HAProxy's container and its node's kernel (every
+#     connection passes through it), each node's open files and memory from a
+#     job on every node (memory summed over machines).
+# shellcheck source=scripts/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+# Where the load tools send their files: the collector's name on the overlay
+# and the port compose.swarm.yaml gives it.
+readonly COLLECTOR_URL="http://collector:8080"
+readonly HAPROXY_NODE_LABEL="haproxy-lab.role=haproxy"
+# The stack (compose's project name), set by swarm_init.
+SWARM_STACK=""
+
+# swarm_init: this run's docker calls go to the Swarm's manager
+# (SWARM_CONTEXT), the engine's own (labctl) to this machine's.
+swarm_init() {
+  local context
+  context=$(env_value SWARM_CONTEXT)
+  LAB_LOCAL_CONTEXT=$(docker context show 2>/dev/null || echo default)
+  export LAB_LOCAL_CONTEXT
+  [[ -z "${context}" ]] || export DOCKER_CONTEXT="${context}"
+  SWARM_STACK=$(compose_project)
+  [[ -n "${SWARM_STACK}" ]] || die "docker compose config gave no project name: run it and fix what it says"
+}
+
+# swarm_service_id SERVICE [-a]: the newest container of the stack's SERVICE
+# on this engine (with -a, a stopped one too: docker ps lists newest first).
+swarm_service_id() {
+  docker ps ${2:+-a} -q --no-trunc --filter "label=com.docker.swarm.service.name=${SWARM_STACK}_$1" | head -n 1
+}
+
+# require_stack: this engine manages the Swarm and runs on HAProxy's node,
+# every service of the lab runs all its tasks, no load tool runs.
+require_stack() {
+  local manager own haproxy services service context
+  context=$(env_value SWARM_CONTEXT)
+  manager=$(docker info -f '{{.Swarm.ControlAvailable}}' 2>/dev/null) \
+    || die "cannot reach the Docker engine of context '${context:-current}': check SWARM_CONTEXT (docker context ls)"
+  [[ "${manager}" == true ]] \
+    || die "the engine of context '${context:-current}' is no Swarm manager: set SWARM_CONTEXT to the manager that runs HAProxy (scripts/swarm.sh --help)"
+  own=$(docker info -f '{{.Swarm.NodeID}}')
+  haproxy=$(docker node ls -q --filter "node.label=${HAPROXY_NODE_LABEL}" | head -n 1)
+  [[ "${own}" == "${haproxy}" ]] \
+    || die "the runner reads HAProxy through its node's engine: set SWARM_CONTEXT to the manager labelled ${HAPROXY_NODE_LABEL}, not $(docker info -f '{{.Name}}')"
+  services=$(docker service ls --filter "label=com.docker.stack.namespace=${SWARM_STACK}" --format '{{.Name}} {{.Replicas}}')
+  for service in $(lab_services) collector; do
+    awk -v s="${SWARM_STACK}_${service}" '$1 == s { split($2, r, "/"); ok = r[1] == r[2] && r[2] > 0 } END { exit !ok }' <<<"${services}" \
+      || die "the lab is not running on the Swarm (${service}: not all its tasks run): start it with scripts/swarm.sh deploy"
+  done
+  for service in ${run_load_services}; do
+    ! grep -q "^${SWARM_STACK}_${service} " <<<"${services}" \
+      || die "a load generator is already running (${service}): wait for it or remove it with 'docker service rm ${SWARM_STACK}_${service}'"
+  done
+}
+
+# stop_load_tools: every load tool's service (run.env), whichever step ran.
+stop_load_tools() {
+  local service
+  for service in ${run_load_services}; do docker service rm "${SWARM_STACK}_${service}" >/dev/null 2>&1 || true; done
+}
+
+# instance_container INSTANCE: the id of INSTANCE's container (a stopped one too).
+instance_container() {
+  local id
+  id=$(swarm_service_id "$(topology_value instance "$1" service)" -a)
+  [[ -n "${id}" ]] || return 1
+  echo "${id}"
+}
+
+# instance_exec INSTANCE COMMAND...: COMMAND in INSTANCE's container.
+instance_exec() {
+  local id
+  instance_compose_args "$1" >/dev/null || return 1
+  id=$(instance_container "$1") || return 1
+  shift
+  docker exec -i "${id}" "$@"
+}
+
+# service_exec SERVICE COMMAND...: COMMAND in SERVICE's running container on
+# this node (HAProxy's: Prometheus, the collector).
+service_exec() {
+  local id
+  id=$(swarm_service_id "$1")
+  [[ -n "${id}" ]] || { echo "${PROG}: no running $1 container on HAProxy's node" >&2; return 1; }
+  shift
+  docker exec -i "${id}" "$@"
+}
+
+# node_exec COMMAND...: in the collector (the lab's node image, on this node).
+node_exec() { service_exec collector "$@"; }
+
+# restart_instance INSTANCE WHY: HAProxy stopped hard (SIGTERM) with its
+# live config kept (the volume of compose.swarm.yaml); Swarm starts a new
+# task at once (restart delay 0), a new container on the same node.
+restart_instance() {
+  local old
+  log "restarting HAProxy $1's container: $2"
+  old=$(instance_container "$1") \
+    && instance_exec "$1" touch /var/lib/haproxy/keep-live-cfg \
+    && docker kill -s TERM "${old}" >/dev/null 2>&1 \
+    && docker wait "${old}" >/dev/null \
+    && wait_for 60 "Swarm to replace HAProxy $1's task" replaced "$1" "${old}"
+}
+
+# replaced INSTANCE OLD_ID: INSTANCE runs in a container other than OLD_ID.
+replaced() {
+  local id
+  id=$(instance_container "$1") && [[ "${id}" != "$2" && "$(docker inspect -f '{{.State.Running}}' "${id}")" == true ]]
+}
+
+# backend_scale: each backend service's replicas, "backend-fast=N,backend-slow=N".
+backend_scale() {
+  docker service ls --filter "label=com.docker.stack.namespace=${SWARM_STACK}" --format '{{.Name}} {{.Replicas}}' \
+    | awk -v prefix="${SWARM_STACK}_" -v backends="$(topology_names backend | xargs)" '
+      BEGIN { n = split(backends, b, " "); for (i = 1; i <= n; i++) want[b[i]] = 1 }
+      { name = substr($1, length(prefix) + 1); split($2, r, "/") }
+      index($1, prefix) == 1 && (name in want) { print name "=" r[2] }' | sort | paste -sd, -
+}
+
+# scale_services --scale SVC=N...: docker service scale, until converged.
+scale_services() {
+  local targets=()
+  while [[ $# -gt 1 ]]; do targets+=("${SWARM_STACK}_$2"); shift 2; done
+  docker service scale --detach=false "${targets[@]}"
+}
+
+# recreate_services --scale SVC=N...: the stack deployed again with the
+# settings exported now (compose config reads them), at that scale.
+recreate_services() { "${LAB_ROOT}/scripts/swarm.sh" deploy "$@"; }
+
+# lab_containers [--profile P ...] [SERVICE ...]: "ID NAME" of the lab's
+# running containers on this node, named as compose would (STACK-SERVICE-SLOT);
+# only SERVICE's when named. While a load is watched, the ones found once
+# (LAB_CONTAINERS).
+lab_containers() {
+  local args=("$@") i services=() found="${LAB_CONTAINERS:-}"
+  for ((i = 0; i < ${#args[@]}; i++)); do
+    if [[ "${args[i]}" == --profile ]]; then i=$((i + 1)); else services+=("${args[i]}") found=""; fi
+  done
+  if [[ -n "${found}" ]]; then echo "${found}"; return 0; fi
+  docker ps --no-trunc --filter "label=com.docker.stack.namespace=${SWARM_STACK}" \
+    --format '{{.ID}} {{.Label "com.docker.swarm.service.name"}} {{.Label "com.docker.swarm.task.name"}}' \
+    | awk -v stack="${SWARM_STACK}" -v only="${services[*]}" '
+      BEGIN { n = split(only, o, " "); for (i = 1; i <= n; i++) want[o[i]] = 1 }
+      { service = substr($2, length(stack) + 2); split($3, t, ".") }
+      n == 0 || (service in want) { print $1, stack "-" service "-" t[2] }'
+}
+
+# readings_elsewhere cpu|memory|allowance: the lab's containers on the other
+# nodes, as their container-exporter reads them (the collector asks every
+# node's), in container_cpu's, container_memory's or container_allowance's
+# lines; none for a container this node runs (its cgroup was read).
+readings_elsewhere() {
+  local here
+  here=$(lab_containers | awk '{ print $2 }' | xargs)
+  node_exec wget -q -O - -T 10 http://127.0.0.1:8080/containers 2>/dev/null \
+    | awk -v kind="$1" -v here="${here}" '
+      BEGIN { n = split(here, h, " "); for (i = 1; i <= n; i++) local[h[i]] = 1 }
+      NF < 5 || ($2 in local) { next }
+      kind == "cpu" && $3 != "-" { print $1, $2, $3, "ns" }
+      kind == "memory" && $4 != "-" { print $2, $4 }
+      kind == "allowance" && $5 != "-" { print $2, "nano_cpus=0 cpuset=- cfs_quota_us=- cfs_period_us=- machine_cores=" $5 }' || true
+}
+
+# start_tool DIR ENV_LINES: the step's load tool as a service of the stack
+# (DIR/SERVICE-stack.json, what Swarm was given), the step's environment
+# read by compose config, its replicas on the other nodes.
+start_tool() {
+  local dir="$1" service file kv
+  service=$(step_value "${dir}" service)
+  file="${dir}/${service}-stack.json"
+  (
+    while IFS= read -r kv; do [[ -z "${kv}" ]] || export "${kv?}"; done <<<"$2"
+    compose -f "${LAB_ROOT}/compose.yaml" -f "${LAB_ROOT}/compose.swarm.yaml" --profile "$(step_value "${dir}" profile)" config --format json
+  ) | labctl stack --host-root "${LAB_ROOT}" --tool "${service}" --replicas "$(step_value "${dir}" replicas)" \
+    --collector "${COLLECTOR_URL}" >"${file}" || return 1
+  docker stack deploy --detach=true --resolve-image never -c "${file}" "${SWARM_STACK}" >/dev/null
+}
+
+# tool_tasks DIR: "SLOT NODE STATE EXIT ERROR" of each task of the step's tool.
+tool_tasks() {
+  local ids
+  mapfile -t ids < <(docker service ps -q --no-trunc "${SWARM_STACK}_$(step_value "$1" service)" 2>/dev/null)
+  [[ ${#ids[@]} -gt 0 ]] || return 0
+  docker inspect -f '{{.Slot}} {{.NodeID}} {{.Status.State}} {{.Status.ContainerStatus.ExitCode}} {{.Status.Err}}' "${ids[@]}" \
+    | while read -r slot node state code error; do
+      echo "${slot} $(docker node inspect -f '{{.Description.Hostname}}' "${node}" 2>/dev/null || echo "${node}") ${state} ${code:--} ${error}"
+    done | sort -n
+}
+
+# wait_tool_ended DIR: returns once every task of the tool has ended (a state
+# Swarm leaves no task in: complete, failed, rejected, shutdown, orphaned),
+# then notes where each ran (DIR/SERVICE-tasks.txt: "SLOT NODE STATE EXIT").
+wait_tool_ended() {
+  local want states
+  want=$(step_value "$1" replicas)
+  while :; do
+    states=$(docker service ps --format '{{.CurrentState}}' "${SWARM_STACK}_$(step_value "$1" service)" 2>/dev/null) || break
+    [[ $(grep -c . <<<"${states}") -lt ${want} ]] || ! grep -qvE '^(Complete|Failed|Rejected|Shutdown|Orphaned|Remove)' <<<"${states}" && break
+    sleep 1
+  done
+  { echo "# SLOT NODE STATE EXIT: where each replica ran (scripts/lib/swarm-run.sh)"; tool_tasks "$1"; } >"$1/$(step_value "$1" service)-tasks.txt"
+}
+
+# tool_exit_codes DIR: each replica's exit code, "," between them.
+tool_exit_codes() { awk '!/^#/ { print $4 }' "$1/$(step_value "$1" service)-tasks.txt" | paste -sd, -; }
+
+# tool_finished DIR: the files the replicas sent, copied off the collector
+# into the step's folder (where one host's replicas write them), their own
+# log (DIR/SERVICE-log.txt), then the service removed.
+tool_finished() {
+  local service rel
+  service=$(step_value "$1" service)
+  rel=$(file_value "$1/step.env" load.LOADGEN_SUMMARY_DIR)
+  if service_exec collector test -d "/out/${rel}"; then
+    service_exec collector tar -C /out -cf - "${rel}" | tar -xf - -C "${LAB_ROOT}/results" \
+      || echo "${PROG}: could not copy the load tool's files off the collector" >&2
+    service_exec collector rm -rf "/out/${rel}" || true
+  fi
+  # Short output comes back whole through the manager (the summaries went to
+  # the collector); bounded, as a worker that stops answering would hang it.
+  timeout 30 docker service logs --raw "${SWARM_STACK}_${service}" >"$1/${service}-log.txt" 2>&1 || true
+  docker service rm "${SWARM_STACK}_${service}" >/dev/null 2>&1 || true
+}
+
+# collect_limits SIZED [COMPOSE_ARGS...]: as on one host (limits.env for the
+# preflight), read on a Swarm: HAProxy's container and its node's kernel
+# (every connection passes through it: conntrack, fs.nr_open), the open
+# files a backend or load-tool container gets (the least over the nodes, read
+# by a job on each: run_dir/limits-nodes.txt), and the memory available
+# summed over the machines (nodes on one kernel, as the practice Swarm's
+# are, count once).
+collect_limits() {
+  local sized="$1" service nofile
+  shift
+  echo "# the limits that cap held connections, on a Swarm (scripts/lib/swarm-run.sh collect_limits)"
+  haproxy_limits
+  node_limits "${run_dir}/limits-nodes.txt" || return 1
+  nofile=$(awk '!/^#/ { sub(/^nofile=/, "", $3); if (n == "" || $3 + 0 < n) n = $3 + 0 } END { print n }' "${run_dir}/limits-nodes.txt")
+  echo "backend_nofile=${nofile}"
+  echo "backend_memory_bytes=$(service_memory "$(topology_names backend | head -n 1)")"
+  for service in ${sized}; do
+    echo "${service}_nofile=${nofile}"
+    echo "${service}_memory_bytes=$(service_memory "${service}" "$@")"
+  done
+  host_limits | grep -v '^mem_available_bytes='
+  awk '!/^#/ { sub(/^boot=/, "", $2); sub(/^mem_available_bytes=/, "", $4); mem[$2] = $4 }
+    END { for (b in mem) total += mem[b]; printf "mem_available_bytes=%.0f\n", total }' "${run_dir}/limits-nodes.txt"
+}
+
+# node_limits FILE: every node's own limits, read by a job that runs once on
+# each node with the open files compose gives the backends and load tools
+# (NOFILE): "NODE boot=ID nofile=N mem_available_bytes=N" lines (boot: its
+# kernel's boot id).
+node_limits() {
+  local name="${SWARM_STACK}_limits" nofile nodes start=${SECONDS}
+  nofile=$(env_value NOFILE)
+  docker service rm "${name}" >/dev/null 2>&1 || true
+  # shellcheck disable=SC2016 # expanded by the job's shell
+  docker service create --detach --quiet --no-resolve-image --name "${name}" --mode global-job --restart-condition none \
+    --label "com.docker.stack.namespace=${SWARM_STACK}" --ulimit "nofile=${nofile}:${nofile}" -e 'NODE={{.Node.Hostname}}' \
+    "$(env_value NODE_IMAGE)" sh -c 'echo "${NODE} boot=$(cat /proc/sys/kernel/random/boot_id) nofile=$(ulimit -n) mem_available_bytes=$(awk "/^MemAvailable:/ { print \$2 * 1024 }" /proc/meminfo)"' \
+    >/dev/null || return 1
+  nodes=$(docker node ls -q | grep -c .)
+  until [[ $(docker service ps --format '{{.CurrentState}}' "${name}" 2>/dev/null | grep -c '^Complete') -ge ${nodes} ]]; do
+    if ((SECONDS - start > 60)); then
+      docker service rm "${name}" >/dev/null 2>&1 || true
+      echo "${PROG}: the job that reads each node's limits did not complete on ${nodes} nodes in 60 s: docker node ls, docker service ps ${name}" >&2
+      return 1
+    fi
+    sleep 1
+  done
+  { echo "# NODE boot nofile mem_available_bytes: each node's own (scripts/lib/swarm-run.sh node_limits)"
+    timeout 30 docker service logs --raw "${name}" 2>/dev/null | grep ' boot=' | sort; } >"$1"
+  docker service rm "${name}" >/dev/null 2>&1 || true
+}
