@@ -13,10 +13,16 @@ E2E_TESTID="e2e-$(date +%s)-$$"
 E2E_SUMMARIES="results/.${E2E_TESTID}"
 e2e_started=0
 
-e2e_setup() {
+# e2e_env: the test lab's own compose project and ports (the swarm group
+# compares its runs with this lab's too).
+e2e_env() {
   export COMPOSE_PROJECT_NAME=haproxy-lab-test
   export HAPROXY_HTTP_PORT=18080 HAPROXY_HTTPS_PORT=18443 HAPROXY_STATS_PORT=18404 HAPROXY_METRICS_PORT=18405
   export PROMETHEUS_PORT=19090 GRAFANA_PORT=13000
+}
+
+e2e_setup() {
+  e2e_env
   e2e_started=1
   compose --profile '*' down -v --remove-orphans --timeout 5 >/dev/null 2>&1 || true
   e2e_ports_free || return 1

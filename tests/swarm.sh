@@ -2,10 +2,14 @@
 # The lab on a Swarm of three machines, made on this one (scripts/swarm.sh
 # practice up: Docker-in-Docker nodes), deployed as README shows it
 # (scripts/swarm.sh deploy), checked from outside as a user would reach it
-# (the HAProxy node's published ports), and torn down. On demand, not in
-# the default run (about 2 minutes): scripts/test.sh swarm
+# (the HAProxy node's published ports), scenarios run on it (scripts/scenario.sh
+# --swarm) and judged against the same scenarios on one host (the e2e group's
+# lab), and torn down. On demand, not in the default run (about 12 minutes):
+#   scripts/test.sh swarm
 # The setup deploys once; each test reads the deployed lab, so any one runs
 # alone (scripts/test.sh swarm PATTERN), the deploy included.
+# shellcheck source=tests/e2e.sh
+source "${LAB_ROOT}/tests/e2e.sh"
 
 readonly SWARM_NODES=3 SWARM_SLOW=2 SWARM_FAST=2
 # The context scripts/swarm.sh practice up makes.
@@ -29,6 +33,9 @@ swarm_teardown() {
   [[ ${swarm_started} -eq 1 ]] || return 0
   swarm_started=0
   "${LAB_ROOT}/scripts/swarm.sh" practice down >/dev/null || true
+  # The one-host lab a test may have started: a test runs in a subshell, so
+  # whether one did is asked of Docker.
+  (e2e_env; compose --profile '*' down -v --remove-orphans --timeout 5 >/dev/null 2>&1) || true
 }
 
 # tasks_on SERVICE: the nodes SERVICE's running tasks are on, sorted, one line.
@@ -139,4 +146,61 @@ test_swarm_05_bad_input_one_line_nothing_changed() {
     env SWARM_CONTEXT=no-such-context "${LAB_ROOT}/scripts/swarm.sh" status
   assert_eq "${SWARM_SLOW}" "$(on_swarm service ps -q --filter desired-state=running haproxy-lab_backend-slow | grep -c .)" \
     "backend-slow's replicas after the refused deploys"
+}
+
+# swarm_run SCENARIO ARGS...: scripts/scenario.sh SCENARIO ARGS --swarm on
+# the practice Swarm, its output shown; its run folder on stdout, or a failed
+# test when it made none.
+swarm_run() {
+  local before run rc=0
+  before=$(newest_run "$1")
+  SWARM_CONTEXT="${SWARM_PRACTICE}" scripts/scenario.sh "$@" --swarm >&2 || rc=$?
+  run=$(newest_run "$1")
+  [[ "${run}" != "${before}" ]] || fail "scripts/scenario.sh $* --swarm made no run folder (exit ${rc})"
+  assert_eq 0 "${rc}" "exit status of scripts/scenario.sh $* --swarm" >&2
+  echo "${run}"
+}
+
+# one_host_run SCENARIO ARGS...: the same on one host, the e2e group's lab
+# (its own project and ports, started here, left up for the next test, stopped
+# by the teardown); its run folder on stdout.
+one_host_run() {
+  local before run rc=0
+  (
+    e2e_env
+    e2e_up >&2
+    before=$(newest_run "$1")
+    scripts/scenario.sh "$@" >&2 || rc=$?
+    run=$(newest_run "$1")
+    [[ "${run}" != "${before}" ]] || fail "scripts/scenario.sh $* made no run folder on one host (exit ${rc})"
+    echo "${run}"
+  )
+}
+
+# judged_as_on_one_host SCENARIO ARGS...: the scenario on the Swarm and on
+# one host: the same verdict for every step, the Swarm's load generators on
+# the other nodes (tests/e2e/checks/swarm-equals-one-host.test.mjs).
+judged_as_on_one_host() {
+  local on_swarm on_one_host
+  on_swarm=$(swarm_run "$@")
+  on_one_host=$(one_host_run "$@")
+  cat "${LAB_ROOT}/${on_swarm}/summary.csv"
+  e2e_check swarm-equals-one-host E2E_RUN="${on_swarm}" E2E_ONE_HOST="${on_one_host}" \
+    E2E_HAPROXY_NODE="$(on_swarm node inspect -f '{{.Description.Hostname}}' "$(on_swarm node ls -q --filter node.label=haproxy-lab.role=haproxy)")"
+  assert_eq "backend-fast=${SWARM_FAST},backend-slow=${SWARM_SLOW}" "$(stack_scale)" "the backends' scale on the Swarm after the run"
+  assert_eq "" "$(on_swarm service ls -q --filter name=haproxy-lab_loadgen --filter name=haproxy-lab_holder)" "load generators left on the Swarm"
+}
+
+# stack_scale: the backends' replicas on the Swarm, "backend-fast=N,backend-slow=N".
+stack_scale() {
+  on_swarm service ls --filter label=com.docker.stack.namespace=haproxy-lab --format '{{.Name}} {{.Replicas}}' \
+    | awk '$1 ~ /_backend-(fast|slow)$/ { sub(/^haproxy-lab_/, "", $1); split($2, r, "/"); print $1 "=" r[2] }' | sort | paste -sd, -
+}
+
+test_swarm_06_maxconn_sweep_quick_judged_as_on_one_host() {
+  judged_as_on_one_host maxconn-sweep --quick
+}
+
+test_swarm_07_connections_quick_judged_as_on_one_host() {
+  judged_as_on_one_host connections --quick
 }

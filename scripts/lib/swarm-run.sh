@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154 # run_dir, run_load_services: the runner's (scripts/scenario.sh)
 # The scenario runner on a Docker Swarm (scripts/scenario.sh --swarm): the
 # same steps, evidence and run folder as on one host, through the manager's
 # engine alone (SWARM_CONTEXT; its node is HAProxy's, labelled
@@ -24,10 +24,12 @@
 #     job on every node (memory summed over machines).
 # shellcheck source=scripts/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# shellcheck source=scripts/lib/step-load.sh
+source "$(dirname "${BASH_SOURCE[0]}")/step-load.sh"
 
 # Where the load tools send their files: the collector's name on the overlay
 # and the port compose.swarm.yaml gives it.
-readonly COLLECTOR_URL="http://collector:8080"
+readonly COLLECTOR_URL="http://collector:7070"
 readonly HAPROXY_NODE_LABEL="haproxy-lab.role=haproxy"
 # The stack (compose's project name), set by swarm_init.
 SWARM_STACK=""
@@ -147,7 +149,7 @@ scale_services() {
 
 # recreate_services --scale SVC=N...: the stack deployed again with the
 # settings exported now (compose config reads them), at that scale.
-recreate_services() { "${LAB_ROOT}/scripts/swarm.sh" deploy "$@"; }
+recreate_services() { command "${LAB_ROOT}/scripts/swarm.sh" deploy "$@"; }
 
 # lab_containers [--profile P ...] [SERVICE ...]: "ID NAME" of the lab's
 # running containers on this node, named as compose would (STACK-SERVICE-SLOT);
@@ -174,7 +176,7 @@ lab_containers() {
 readings_elsewhere() {
   local here
   here=$(lab_containers | awk '{ print $2 }' | xargs)
-  node_exec wget -q -O - -T 10 http://127.0.0.1:8080/containers 2>/dev/null \
+  node_exec wget -q -O - -T 10 "${COLLECTOR_URL/collector/127.0.0.1}/containers" 2>/dev/null \
     | awk -v kind="$1" -v here="${here}" '
       BEGIN { n = split(here, h, " "); for (i = 1; i <= n; i++) local[h[i]] = 1 }
       NF < 5 || ($2 in local) { next }

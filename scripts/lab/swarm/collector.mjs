@@ -4,7 +4,7 @@
 // copies them off this container on the HAProxy node (docker exec ... tar),
 // through the manager's engine alone. Why not `docker service logs`: through
 // the manager it hung or cut 100 KB summaries (measured on the practice Swarm).
-//   node collector.mjs [PORT [OUT]]    (default 8080 and /out)
+//   node collector.mjs [PORT [OUT]]    (default 7070 and /out)
 //   PUT or POST /PATH   keeps the body as OUT/PATH (written to a partial file,
 //                       then renamed: a reader never sees half of it) → 204
 //   GET /healthz        → ok
@@ -129,7 +129,7 @@ export function collector(out, exporter = process.env.EXPORTER_ADDRESS) {
 }
 
 function serve() {
-  const port = Number(process.argv[2] ?? 8080);
+  const port = Number(process.argv[2] ?? 7070);
   const out = process.argv[3] ?? '/out';
   mkdirSync(out, { recursive: true });
   const server = collector(out);

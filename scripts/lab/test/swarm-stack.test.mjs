@@ -88,7 +88,7 @@ test('--without leaves a service out, --scale sets a replicated service\'s tasks
 // file, deployed beside the lab's.
 const tool = (extra = {}) => ({
   image: 'k6', profiles: ['load'], user: '12345:12345', entrypoint: ['/bin/sh', '/loadgen/run.sh'], command: ['/loadgen/closed.js'],
-  environment: { TARGET: 'http://haproxy:8080', VUS: '100', DURATION: null },
+  environment: { TARGET: 'http://haproxy', VUS: '100', DURATION: null },
   volumes: [], deploy: { placement: { constraints: ['node.labels.haproxy-lab.role != haproxy'] } }, ...extra,
 });
 
@@ -97,13 +97,13 @@ test('a load tool runs N tasks once each, numbered by the task slot, its files s
   const stack = toolStack(compose({ loadgen: tool({ volumes: [
     { type: 'bind', source: `${host}/app`, target: '/loadgen', read_only: true },
     { type: 'bind', source: `${host}/results`, target: '/results' },
-  ] }), haproxy: { image: 'haproxy' } }), { hostRoot: host, localRoot: local, service: 'loadgen', replicas: 3, index: 'LOADGEN_INDEX', collector: 'http://collector:8080' });
+  ] }), haproxy: { image: 'haproxy' } }), { hostRoot: host, localRoot: local, service: 'loadgen', replicas: 3, index: 'LOADGEN_INDEX', collector: 'http://collector:7070' });
   const s = stack.services.loadgen;
   assert.deepEqual(Object.keys(stack.services), ['loadgen'], 'only the tool: the lab\'s services are left as they run');
   assert.deepEqual(s.deploy, { placement: { constraints: ['node.labels.haproxy-lab.role != haproxy'] }, mode: 'replicated', replicas: 3, restart_policy: { condition: 'none' } });
   assert.deepEqual(s.entrypoint, [...SEND_RESULTS, '/bin/sh', '/loadgen/run.sh', '/loadgen/closed.js'], 'the tool\'s own command after send-results.sh');
   assert.equal(s.command, undefined);
-  assert.deepEqual(s.environment, { TARGET: 'http://haproxy:8080', VUS: '100', LOADGEN_INDEX: '{{.Task.Slot}}', COLLECTOR_URL: 'http://collector:8080' }, 'an unset variable left out');
+  assert.deepEqual(s.environment, { TARGET: 'http://haproxy', VUS: '100', LOADGEN_INDEX: '{{.Task.Slot}}', COLLECTOR_URL: 'http://collector:7070' }, 'an unset variable left out');
   assert.equal(s.user, '12345:12345', 'its own user, as on one host');
   assert.deepEqual(s.volumes, [{ type: 'tmpfs', target: '/results' }], 'the results folder is another machine\'s: one in memory, sent');
   assert.equal(s.configs.length, 2, 'its scripts as configs');
@@ -111,7 +111,7 @@ test('a load tool runs N tasks once each, numbered by the task slot, its files s
 
 test('a tool compose names no command for is refused (send-results.sh must go before one)', () => {
   const { local, host } = checkout();
-  const args = { hostRoot: host, localRoot: local, service: 'vegeta', replicas: 1, index: 'VEGETA_INDEX', collector: 'http://collector:8080' };
+  const args = { hostRoot: host, localRoot: local, service: 'vegeta', replicas: 1, index: 'VEGETA_INDEX', collector: 'http://collector:7070' };
   const stack = toolStack(compose({ vegeta: tool({ entrypoint: undefined, command: ['node', '/loadgen/vegeta/attack.mjs'] }) }), args);
   assert.deepEqual(stack.services.vegeta.entrypoint, [...SEND_RESULTS, 'node', '/loadgen/vegeta/attack.mjs']);
   assert.throws(() => toolStack(compose({ vegeta: tool({ entrypoint: undefined, command: undefined }) }), args), /vegeta: compose names no command/);
