@@ -22,7 +22,8 @@
 # docker talks to, e.g. on a manager node). `practice up` makes the context
 # haproxy-lab-practice:
 #   SWARM_CONTEXT=haproxy-lab-practice scripts/swarm.sh deploy
-# The scenario runner (scripts/scenario.sh) runs on one host only, for now.
+# Scenarios run on the deployed stack with scripts/scenario.sh SCENARIO --swarm
+# (SWARM_CONTEXT: the HAProxy node's engine): the load tools on the other nodes.
 set -euo pipefail
 
 # shellcheck disable=SC2034 # read by die/log in scripts/lib/common.sh

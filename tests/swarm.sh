@@ -45,7 +45,7 @@ tasks_on() {
 
 test_swarm_01_haproxy_runs_alone_on_its_node_the_backends_on_the_others() {
   local service
-  for service in haproxy prometheus haproxy-exporter; do
+  for service in haproxy prometheus haproxy-exporter collector; do
     assert_eq "node1" "$(tasks_on "${service}")" "${service}'s node (the one labelled haproxy-lab.role=haproxy)"
   done
   assert_eq "node1" "$(on_swarm service ps --format '{{.Node}}' haproxy-lab_certs | sort -u | xargs)" "certs' node (it fills HAProxy's certificate volume)"
@@ -179,14 +179,16 @@ one_host_run() {
 
 # judged_as_on_one_host SCENARIO ARGS...: the scenario on the Swarm and on
 # one host: the same verdict for every step, the Swarm's load generators on
-# the other nodes (tests/e2e/checks/swarm-equals-one-host.test.mjs).
+# the other nodes, every one of them running some
+# (tests/e2e/checks/swarm-equals-one-host.test.mjs).
 judged_as_on_one_host() {
-  local on_swarm on_one_host
+  local on_swarm on_one_host haproxy
   on_swarm=$(swarm_run "$@")
   on_one_host=$(one_host_run "$@")
   cat "${LAB_ROOT}/${on_swarm}/summary.csv"
-  e2e_check swarm-equals-one-host E2E_RUN="${on_swarm}" E2E_ONE_HOST="${on_one_host}" \
-    E2E_HAPROXY_NODE="$(on_swarm node inspect -f '{{.Description.Hostname}}' "$(on_swarm node ls -q --filter node.label=haproxy-lab.role=haproxy)")"
+  haproxy=$(on_swarm node inspect -f '{{.Description.Hostname}}' "$(on_swarm node ls -q --filter node.label=haproxy-lab.role=haproxy)")
+  e2e_check swarm-equals-one-host E2E_RUN="${on_swarm}" E2E_ONE_HOST="${on_one_host}" E2E_HAPROXY_NODE="${haproxy}" \
+    E2E_CLIENT_NODES="$(on_swarm node ls --format '{{.Hostname}}' | grep -vx "${haproxy}" | xargs)"
   assert_eq "backend-fast=${SWARM_FAST},backend-slow=${SWARM_SLOW}" "$(stack_scale)" "the backends' scale on the Swarm after the run"
   assert_eq "" "$(on_swarm service ls -q --filter name=haproxy-lab_loadgen --filter name=haproxy-lab_holder)" "load generators left on the Swarm"
 }
@@ -197,10 +199,11 @@ stack_scale() {
     | awk '$1 ~ /_backend-(fast|slow)$/ { sub(/^haproxy-lab_/, "", $1); split($2, r, "/"); print $1 "=" r[2] }' | sort | paste -sd, -
 }
 
+# Two load-generator replicas a step: Swarm spreads them over both workers.
 test_swarm_06_maxconn_sweep_quick_judged_as_on_one_host() {
-  judged_as_on_one_host maxconn-sweep --quick
+  judged_as_on_one_host maxconn-sweep --quick --replicas 2
 }
 
 test_swarm_07_connections_quick_judged_as_on_one_host() {
-  judged_as_on_one_host connections --quick
+  judged_as_on_one_host connections --quick --replicas 2
 }

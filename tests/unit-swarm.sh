@@ -27,3 +27,17 @@ test_unit_swarm_practice_up_that_fails_removes_what_it_started() {
   assert_eq "" "$(docker network ls -q --filter name=haproxy-lab-practice)" "practice network left"
   assert_eq "" "$(docker context ls -q 2>/dev/null | grep -x haproxy-lab-practice || true)" "practice context left"
 }
+
+# scripts/scenario.sh --swarm with no Swarm to run on: one line naming
+# SWARM_CONTEXT, exit 1, and results/ as it was (the run folder it made
+# before reading the Swarm is removed). This machine's own engine is no
+# Swarm manager (the practice nodes are engines of their own).
+test_unit_swarm_scenario_without_a_swarm_is_one_line_and_leaves_nothing() {
+  local before
+  before=$(find "${LAB_ROOT}/results" -maxdepth 2 2>/dev/null | sort)
+  assert_fails_with "^scenario: cannot reach the Docker engine of context 'no-such-context': check SWARM_CONTEXT" \
+    env SWARM_CONTEXT=no-such-context scripts/scenario.sh maxconn-sweep --quick --swarm
+  assert_fails_with "^scenario: the engine of context 'current' is no Swarm manager: set SWARM_CONTEXT to the manager that runs HAProxy" \
+    env SWARM_CONTEXT= scripts/scenario.sh maxconn-sweep --quick --swarm
+  assert_eq "${before}" "$(find "${LAB_ROOT}/results" -maxdepth 2 2>/dev/null | sort)" "results/ after the refused runs"
+}

@@ -82,8 +82,12 @@ restart_instance() {
     && instance_exec "$1" touch /var/lib/haproxy/keep-live-cfg \
     && docker kill -s TERM "${id}" >/dev/null 2>&1 \
     && docker wait "${id}" >/dev/null \
-    && docker start "${id}" >/dev/null 2>&1
+    && start_again "$1" "${id}"
 }
+
+# start_again INSTANCE ID: INSTANCE's stopped container ID running again (on
+# a Swarm, a new task's: scripts/lib/swarm-run.sh).
+start_again() { docker start "$2" >/dev/null 2>&1; }
 
 # reload_instance INSTANCE: a hitless reload of INSTANCE's process alone (its
 # master CLI's "reload", as USR2 to the master: a new worker, the old one

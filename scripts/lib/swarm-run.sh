@@ -7,9 +7,9 @@
 # comes over the stack's overlay network, through the collector on HAProxy's
 # node. Sourced after the one-host runner's files, it defines again the
 # functions that differ, and nothing else:
-#   - HAProxy's container: the newest of its service's on this engine; a
-#     restart (new listening sockets) is Swarm replacing the task, the step's
-#     live config kept in a volume (compose.swarm.yaml);
+#   - HAProxy's container: the newest of its service's on this engine; after
+#     a restart's stop (new listening sockets), Swarm replaces the task, the
+#     step's live config kept in a volume (compose.swarm.yaml);
 #   - a step's settings of the services (compose_env): a redeploy
 #     (scripts/swarm.sh deploy, at the backends' scale); the backends' scale:
 #     docker service scale;
@@ -76,10 +76,12 @@ require_stack() {
   done
 }
 
-# stop_load_tools: every load tool's service (run.env), whichever step ran.
+# stop_load_tools: every load tool's service (run.env), whichever step ran,
+# and what its replicas sent that no step copied (an interrupted one's).
 stop_load_tools() {
   local service
   for service in ${run_load_services}; do docker service rm "${SWARM_STACK}_${service}" >/dev/null 2>&1 || true; done
+  [[ -z "${run_dir}" ]] || service_exec collector rm -rf "/out/${run_dir#"${LAB_ROOT}/results/"}" 2>/dev/null || true
 }
 
 # instance_container INSTANCE: the id of INSTANCE's container (a stopped one too).
@@ -112,18 +114,10 @@ service_exec() {
 # node_exec COMMAND...: in the collector (the lab's node image, on this node).
 node_exec() { service_exec collector "$@"; }
 
-# restart_instance INSTANCE WHY: HAProxy stopped hard (SIGTERM) with its
-# live config kept (the volume of compose.swarm.yaml); Swarm starts a new
-# task at once (restart delay 0), a new container on the same node.
-restart_instance() {
-  local old
-  log "restarting HAProxy $1's container: $2"
-  old=$(instance_container "$1") \
-    && instance_exec "$1" touch /var/lib/haproxy/keep-live-cfg \
-    && docker kill -s TERM "${old}" >/dev/null 2>&1 \
-    && docker wait "${old}" >/dev/null \
-    && wait_for 60 "Swarm to replace HAProxy $1's task" replaced "$1" "${old}"
-}
+# start_again INSTANCE ID: after HAProxy's hard stop (restart_instance, the
+# live config kept in the volume of compose.swarm.yaml), the new container
+# Swarm starts at once for the task (restart delay 0), on the same node.
+start_again() { wait_for 60 "Swarm to replace HAProxy $1's task" replaced "$1" "$2"; }
 
 # replaced INSTANCE OLD_ID: INSTANCE runs in a container other than OLD_ID.
 replaced() {

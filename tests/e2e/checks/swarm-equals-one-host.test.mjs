@@ -2,7 +2,8 @@
 // --swarm) against the same scenario on one host (E2E_ONE_HOST): the same
 // steps, each with the same verdict, and every load-generator replica ran on
 // a node other than HAProxy's (E2E_HAPROXY_NODE), to its end, exit 0
-// (DIR/SERVICE-tasks.txt: "SLOT NODE STATE EXIT").
+// (DIR/SERVICE-tasks.txt: "SLOT NODE STATE EXIT"), every other node
+// (E2E_CLIENT_NODES) running some.
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -27,4 +28,5 @@ test(`${swarm.scenario}: every load-generator replica ran on another node than H
   assert.ok(tasks.length >= steps.length, `replicas recorded in steps/*/*-tasks.txt: expected one a step at least, found ${tasks.length}`);
   assert.deepEqual(tasks.filter((t) => t.node === haproxyNode || t.state !== 'complete' || t.exit !== '0'), [],
     `replicas on HAProxy's node, not complete or not exit 0 (of ${JSON.stringify(tasks)})`);
+  assert.deepEqual([...new Set(tasks.map((t) => t.node))].sort(), env('E2E_CLIENT_NODES').split(' ').sort(), 'the nodes that ran replicas: every node but HAProxy\'s');
 });
