@@ -10,6 +10,9 @@
 # alone (scripts/test.sh swarm PATTERN), the deploy included.
 # shellcheck source=tests/e2e.sh
 source "${LAB_ROOT}/tests/e2e.sh"
+# ctrl_c and step_started.
+# shellcheck source=tests/e2e-interrupt.sh
+source "${LAB_ROOT}/tests/e2e-interrupt.sh"
 
 readonly SWARM_NODES=3 SWARM_SLOW=2 SWARM_FAST=2
 # The context scripts/swarm.sh practice up makes.
@@ -206,4 +209,45 @@ test_swarm_06_maxconn_sweep_quick_judged_as_on_one_host() {
 
 test_swarm_07_connections_quick_judged_as_on_one_host() {
   judged_as_on_one_host connections --quick --replicas 2
+}
+
+# swarm_holding: step 2 of the Swarm run started and its holders run.
+swarm_holding() {
+  step_started 2 && on_swarm service ps --filter desired-state=running --format '{{.CurrentState}}' haproxy-lab_holder 2>/dev/null | grep -q '^Running'
+}
+
+# stack_haproxy_description: the description of the config HAProxy runs on
+# the Swarm, asked of its runtime API inside its container.
+stack_haproxy_description() {
+  local id api
+  id=$(on_swarm ps -q --filter label=com.docker.swarm.service.name=haproxy-lab_haproxy | head -n 1)
+  api=$(topology_value instance haproxy runtime_api)
+  # shellcheck disable=SC2016 # expanded by the container's bash
+  on_swarm exec -i "${id}" bash -c 'exec 3<>"/dev/tcp/${1%:*}/${1##*:}" && echo "show info" >&3 && cat <&3' _ "${api}" \
+    | sed -n 's/^description: //p'
+}
+
+# Ctrl-C while the holders hold on the Swarm: exit 130, the partial results
+# kept and marked, the stopped holders' summaries among them (as a stopped
+# holder writes its own on one host), and the stack as it was: no holder
+# service, HAProxy on its baseline, the backends at their scale, nothing of
+# the run left in the collector.
+test_swarm_08_interrupt_puts_the_stack_back_and_keeps_partial_results() {
+  local rc=0 run before tools description scale left
+  before=$(newest_run connections)
+  ctrl_c 240 swarm_holding -- env SWARM_CONTEXT="${SWARM_PRACTICE}" scripts/scenario.sh connections --quick --replicas 2 --swarm || rc=$?
+  tools=$(on_swarm service ls -q --filter name=haproxy-lab_holder --filter name=haproxy-lab_limits)
+  description=$(stack_haproxy_description)
+  scale=$(stack_scale)
+  run=$(newest_run connections)
+  left=$(on_swarm exec "$(on_swarm ps -q --filter label=com.docker.swarm.service.name=haproxy-lab_collector | head -n 1)" \
+    find /out -mindepth 1 -path "/out/${run#results/}*")
+  assert_eq 130 "${rc}" "exit code after Ctrl-C on the Swarm"
+  [[ "${run}" != "${before}" ]] || fail "no new connections run folder"
+  assert_eq "" "${tools}" "load-tool services left on the Swarm"
+  assert_eq baseline "${description}" "HAProxy's config on the Swarm after the interrupted run"
+  assert_eq "backend-fast=${SWARM_FAST},backend-slow=${SWARM_SLOW}" "${scale}" "the backends' scale on the Swarm after the interrupted run"
+  assert_eq "" "${left}" "the run's files left in the collector"
+  compgen -G "${LAB_ROOT}/${run}/steps/02-*/holder-1.json" >/dev/null || fail "${run}/steps/02-*: the interrupted step's holder summaries are not kept"
+  e2e_check interrupted E2E_RUN="${run}"
 }

@@ -23,7 +23,8 @@
 //                             the lab as a Swarm stack file (JSON, on stdout):
 //                             compose config's JSON made into what `docker stack
 //                             deploy` takes (scripts/lab/swarm/stack.mjs)
-//   stack --host-root DIR --tool SERVICE --replicas N --collector URL < COMPOSE_CONFIG_JSON
+//   stack --host-root DIR --tool SERVICE --replicas N --collector URL [--file TARGET=PATH]...
+//         < COMPOSE_CONFIG_JSON
 //                             one step's load tool as a stack file of its own
 //                             (a Swarm run of scripts/scenario.sh)
 // A usage error prints one line on stderr and exits 2.
@@ -257,13 +258,19 @@ function report(args) {
 function toolOptions(args) {
   const [service, a] = takeFlag(args, '--tool');
   const [replicas, b] = takeFlag(a, '--replicas');
-  const [collector, rest] = takeFlag(b, '--collector');
+  let [collector, rest] = takeFlag(b, '--collector');
+  const files = {};
+  for (let file; ([file, rest] = takeFlag(rest, '--file'))[0] !== undefined;) {
+    const [target, path] = file.split('=');
+    if (!target?.startsWith('/') || !path?.startsWith('/')) throw new UsageError(`stack --file ${file}: give TARGET=PATH, both absolute`);
+    files[target] = path;
+  }
   const tool = Object.values(LOAD_TOOLS).find((t) => t.service === service);
   if (!tool) throw new UsageError(`stack --tool ${service ?? ''}: not a load tool's service (${Object.values(LOAD_TOOLS).map((t) => t.service).join(', ')})`);
   if (!/^[1-9]\d*$/.test(replicas ?? '') || !/^http:\/\/\S+$/.test(collector ?? '') || rest.length > 0) {
-    throw new UsageError('stack --tool SERVICE needs --replicas N and --collector http://HOST:PORT');
+    throw new UsageError('stack --tool SERVICE needs --replicas N and --collector http://HOST:PORT (and --file TARGET=PATH for each file it reads from HAProxy\'s node)');
   }
-  return { service, replicas: Number(replicas), index: tool.index, collector };
+  return { service, replicas: Number(replicas), index: tool.index, collector, files };
 }
 
 function stackCommand(args) {

@@ -31,6 +31,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/step-load.sh"
 # and the port compose.swarm.yaml gives it.
 readonly COLLECTOR_URL="http://collector:7070"
 readonly HAPROXY_NODE_LABEL="haproxy-lab.role=haproxy"
+# The lab's CA where compose.yaml mounts the haproxy-certs volume: in
+# HAProxy's container, and in a TLS client's (the clients' default TLS_CA).
+readonly HAPROXY_CA=/etc/haproxy-certs/ca.crt CLIENT_CA=/certs/ca.crt
 # The stack (compose's project name), set by swarm_init.
 SWARM_STACK=""
 
@@ -76,12 +79,30 @@ require_stack() {
   done
 }
 
-# stop_load_tools: every load tool's service (run.env), whichever step ran,
-# and what its replicas sent that no step copied (an interrupted one's).
+# stop_load_tools: every load tool's service (run.env), whichever step ran:
+# its replicas stopped first (each still sends what it wrote, as a stopped
+# one writes its summary on one host), then what they sent that no step
+# copied (an interrupted step's) kept with the run's partial results.
 stop_load_tools() {
-  local service
-  for service in ${run_load_services}; do docker service rm "${SWARM_STACK}_${service}" >/dev/null 2>&1 || true; done
-  [[ -z "${run_dir}" ]] || service_exec collector rm -rf "/out/${run_dir#"${LAB_ROOT}/results/"}" 2>/dev/null || true
+  local service services=()
+  for service in ${run_load_services}; do
+    docker service inspect "${SWARM_STACK}_${service}" >/dev/null 2>&1 && services+=("${SWARM_STACK}_${service}")
+  done
+  if [[ ${#services[@]} -gt 0 ]]; then
+    timeout 60 docker service scale --detach=false "${services[@]/%/=0}" >/dev/null 2>&1 || true
+    docker service rm "${services[@]}" >/dev/null 2>&1 || true
+  fi
+  [[ -z "${run_dir}" ]] || copy_sent "${run_dir#"${LAB_ROOT}/results/"}"
+}
+
+# copy_sent REL: what the replicas sent under REL (a step's folder, or a
+# run's, under results/), copied off the collector into results/, then gone
+# from it.
+copy_sent() {
+  service_exec collector test -d "/out/$1" 2>/dev/null || return 0
+  service_exec collector tar -C /out -cf - "$1" | tar -xf - -C "${LAB_ROOT}/results" \
+    || echo "${PROG}: could not copy the load tool's files off the collector" >&2
+  service_exec collector rm -rf "/out/$1" || true
 }
 
 # instance_container INSTANCE: the id of INSTANCE's container (a stopped one too).
@@ -186,11 +207,14 @@ start_tool() {
   local dir="$1" service file kv
   service=$(step_value "${dir}" service)
   file="${dir}/${service}-stack.json"
+  # The CA a TLS client trusts, from HAProxy's certificate volume (its node's
+  # alone), once a run: a config of the tool's at the path its volume gives.
+  [[ -s "${run_dir}/ca.crt" ]] || instance_exec "$(first_instance)" cat "${HAPROXY_CA}" >"${run_dir}/ca.crt" || return 1
   (
     while IFS= read -r kv; do [[ -z "${kv}" ]] || export "${kv?}"; done <<<"$2"
     compose -f "${LAB_ROOT}/compose.yaml" -f "${LAB_ROOT}/compose.swarm.yaml" --profile "$(step_value "${dir}" profile)" config --format json
   ) | labctl stack --host-root "${LAB_ROOT}" --tool "${service}" --replicas "$(step_value "${dir}" replicas)" \
-    --collector "${COLLECTOR_URL}" >"${file}" || return 1
+    --collector "${COLLECTOR_URL}" --file "${CLIENT_CA}=${run_dir}/ca.crt" >"${file}" || return 1
   docker stack deploy --detach=true --resolve-image never -c "${file}" "${SWARM_STACK}" >/dev/null
 }
 
@@ -226,14 +250,9 @@ tool_exit_codes() { awk '!/^#/ { print $4 }' "$1/$(step_value "$1" service)-task
 # into the step's folder (where one host's replicas write them), their own
 # log (DIR/SERVICE-log.txt), then the service removed.
 tool_finished() {
-  local service rel
+  local service
   service=$(step_value "$1" service)
-  rel=$(file_value "$1/step.env" load.LOADGEN_SUMMARY_DIR)
-  if service_exec collector test -d "/out/${rel}"; then
-    service_exec collector tar -C /out -cf - "${rel}" | tar -xf - -C "${LAB_ROOT}/results" \
-      || echo "${PROG}: could not copy the load tool's files off the collector" >&2
-    service_exec collector rm -rf "/out/${rel}" || true
-  fi
+  copy_sent "$(file_value "$1/step.env" load.LOADGEN_SUMMARY_DIR)"
   # Short output comes back whole through the manager (the summaries went to
   # the collector); bounded, as a worker that stops answering would hang it.
   timeout 30 docker service logs --raw "${SWARM_STACK}_${service}" >"$1/${service}-log.txt" 2>&1 || true

@@ -175,7 +175,7 @@ export const SEND_RESULTS = ['/bin/sh', '/loadgen/send-results.sh'];
 const RESULTS_TARGET = '/results';
 
 // toolStack COMPOSE {hostRoot, localRoot, service, replicas, index,
-// collector} → a stack file of one load tool's service, for
+// collector, files} → a stack file of one load tool's service, for
 // one step: `docker stack deploy` of it under the lab's stack name adds the
 // service beside the lab's (nothing else is touched without --prune).
 // COMPOSE is compose config's JSON with the tool's profile and the step's
@@ -187,14 +187,26 @@ const RESULTS_TARGET = '/results';
 //     tmpfs) and sends them to
 //     COLLECTOR (loadgen/send-results.sh before its command: compose's
 //     entrypoint and command; compose.swarm.yaml names one for a tool whose
-//     image's command would do on one host).
-export function toolStack(compose, { hostRoot, localRoot = hostRoot, service, replicas, index, collector }) {
+//     image's command would do on one host);
+//   - reads FILES ({TARGET: PATH of a file in the lab}) as configs at TARGET,
+//     in place of a volume mounted at TARGET's folder: a volume is its
+//     node's, and the one the certs job filled (the CA a TLS client trusts)
+//     is HAProxy's node's alone.
+export function toolStack(compose, { hostRoot, localRoot = hostRoot, service, replicas, index, collector, files = {} }) {
   const spec = compose.services?.[service];
   if (!spec) throw new StackError(`${service}: compose config has no such service (its profile not given?)`);
   const lab = spec.volumes ?? [];
   const results = lab.filter((m) => m.type === 'bind' && !m.read_only && m.target === RESULTS_TARGET);
+  const replaced = lab.filter((m) => m.type === 'volume' && Object.keys(files).some((target) => target.startsWith(`${m.target}/`)));
   const configs = {};
-  const out = swarmService(service, { ...spec, volumes: lab.filter((m) => !results.includes(m)) }, { hostRoot, localRoot }, configs);
+  const out = swarmService(service, { ...spec, volumes: lab.filter((m) => !results.includes(m) && !replaced.includes(m)) }, { hostRoot, localRoot }, configs);
+  for (const [target, path] of Object.entries(files)) {
+    if (!path.startsWith(`${hostRoot}/`)) throw new StackError(`${service}: ${path} is not a file of the lab (${hostRoot})`);
+    const rel = relative(hostRoot, path);
+    const config = configName(rel, readFileSync(join(localRoot, rel)));
+    configs[config] = { file: path };
+    out.configs = [...(out.configs ?? []), { source: config, target }];
+  }
   // Its own results folder, in memory (tmpfs: mode 1777, so its user writes there).
   if (results.length > 0) out.volumes = [...(out.volumes ?? []), { type: 'tmpfs', target: RESULTS_TARGET }];
   delete out.command;

@@ -117,3 +117,17 @@ test('a tool compose names no command for is refused (send-results.sh must go be
   assert.throws(() => toolStack(compose({ vegeta: tool({ entrypoint: undefined, command: undefined }) }), args), /vegeta: compose names no command/);
   assert.throws(() => toolStack(compose({}), args), /vegeta: compose config has no such service/);
 });
+
+test('a file of the lab replaces the volume a tool reads it from (the CA, in HAProxy\'s node\'s volume alone)', () => {
+  const { local, host } = checkout();
+  const stack = toolStack(compose({ holder: tool({ volumes: [{ type: 'volume', source: 'data', target: '/data', read_only: true }] }) }), {
+    hostRoot: host, localRoot: local, service: 'holder', replicas: 1, index: 'HOLDER_INDEX', collector: 'http://collector:7070',
+    files: { '/data/one.cfg': `${host}/one.cfg` },
+  });
+  const s = stack.services.holder;
+  assert.equal(s.volumes, undefined, 'the volume at the file\'s folder goes');
+  assert.deepEqual(s.configs, [{ source: configName('one.cfg', 'cfg'), target: '/data/one.cfg' }]);
+  assert.deepEqual(stack.configs[configName('one.cfg', 'cfg')], { file: `${host}/one.cfg` });
+  assert.deepEqual(stack.volumes, {}, 'no volume the tool does not mount');
+  assert.throws(() => toolStack(compose({ holder: tool() }), { hostRoot: host, localRoot: local, service: 'holder', replicas: 1, index: 'HOLDER_INDEX', collector: 'http://c', files: { '/x': '/etc/passwd' } }), /not a file of the lab/);
+});
