@@ -75,14 +75,15 @@ test_unit_container_exporter_node_test() {
 }
 
 # on_cgroup_layouts LAYOUT SCRIPT: SCRIPT's lines (CGROUP_*_SH) for the
-# containers aaa bbb ccc ddd and gone (no folder: stopped), joined by ';', on
-# a cgroup tree the function LAYOUT writes under the root it is given: aaa
-# v1 cgroupfs, bbb v1 systemd, ccc v2 systemd, ddd v2 cgroupfs.
+# containers aaa bbb ccc ddd eee and gone (no folder: stopped), joined by
+# ';', on a cgroup tree the function LAYOUT writes under the root it is given:
+# aaa v1 cgroupfs, bbb v1 systemd, ccc v2 systemd, ddd v2 cgroupfs, eee v1
+# under an engine's --cgroup-parent (a practice Swarm node's).
 on_cgroup_layouts() {
   local root out
   root=$(mktemp -d)
   "$1" "${root}"
-  out=$(sh -c "$2" _ "${root}" aaa bbb ccc ddd gone | paste -sd';' -)
+  out=$(sh -c "$2" _ "${root}" aaa bbb ccc ddd eee gone | paste -sd';' -)
   rm -rf "${root}"
   echo "${out}"
 }
@@ -96,9 +97,12 @@ cpu_layout() {
   echo 2500 >"$1/cpu,cpuacct/system.slice/docker-bbb.scope/cpuacct.usage"
   printf 'usage_usec 7\nuser_usec 5\n' >"$1/system.slice/docker-ccc.scope/cpu.stat"
   printf 'usage_usec 9\n' >"$1/docker/ddd/cpu.stat"
+  mkdir -p "$1/cpuacct/haproxy-lab-practice-node1/eee" "$1/cpu/haproxy-lab-practice-node1/eee"
+  echo 4200 >"$1/cpuacct/haproxy-lab-practice-node1/eee/cpuacct.usage"
+  printf 'nr_periods 10\nnr_throttled 3\n' >"$1/cpu/haproxy-lab-practice-node1/eee/cpu.stat"
 }
 test_unit_cgroup_cpu_reads_v1_and_v2_layouts() {
-  assert_eq "aaa 1500 ns;bbb 2500 ns;ccc 7 us;ddd 9 us" "$(on_cgroup_layouts cpu_layout "${CGROUP_CPU_SH}")" "cgroup readings by layout"
+  assert_eq "aaa 1500 ns;bbb 2500 ns;ccc 7 us;ddd 9 us;eee 4200 ns;eee 10 periods;eee 3 throttled" "$(on_cgroup_layouts cpu_layout "${CGROUP_CPU_SH}")" "cgroup readings by layout"
 }
 
 # The runner's memory reader, docker stats' figure: usage less inactive file
@@ -113,9 +117,12 @@ memory_layout() {
   printf 'anon 5000\ninactive_file 2500\n' >"$1/system.slice/docker-ccc.scope/memory.stat"
   echo 600 >"$1/docker/ddd/memory.current"
   printf 'inactive_file 0\n' >"$1/docker/ddd/memory.stat"
+  mkdir -p "$1/memory/haproxy-lab-practice-node1/eee"
+  echo 5000 >"$1/memory/haproxy-lab-practice-node1/eee/memory.usage_in_bytes"
+  printf 'total_inactive_file 1000\n' >"$1/memory/haproxy-lab-practice-node1/eee/memory.stat"
 }
 test_unit_cgroup_memory_reads_v1_and_v2_layouts() {
-  assert_eq "aaa 7000;bbb 8000;ccc 4500;ddd 600" "$(on_cgroup_layouts memory_layout "${CGROUP_MEMORY_SH}")" \
+  assert_eq "aaa 7000;bbb 8000;ccc 4500;ddd 600;eee 4000" "$(on_cgroup_layouts memory_layout "${CGROUP_MEMORY_SH}")" \
     "memory readings by layout (usage less inactive file pages)"
 }
 
@@ -129,9 +136,12 @@ quota_layout() {
   echo 100000 >"$1/cpu,cpuacct/system.slice/docker-bbb.scope/cpu.cfs_period_us"
   echo '50000 100000' >"$1/system.slice/docker-ccc.scope/cpu.max"
   echo 'max 100000' >"$1/docker/ddd/cpu.max"
+  mkdir -p "$1/cpu/haproxy-lab-practice-node1/eee"
+  echo 30000 >"$1/cpu/haproxy-lab-practice-node1/eee/cpu.cfs_quota_us"
+  echo 100000 >"$1/cpu/haproxy-lab-practice-node1/eee/cpu.cfs_period_us"
 }
 test_unit_cgroup_quota_reads_v1_and_v2_layouts() {
-  assert_eq "aaa 20000 100000;bbb -1 100000;ccc 50000 100000;ddd -1 100000" "$(on_cgroup_layouts quota_layout "${CGROUP_QUOTA_SH}")" \
+  assert_eq "aaa 20000 100000;bbb -1 100000;ccc 50000 100000;ddd -1 100000;eee 30000 100000" "$(on_cgroup_layouts quota_layout "${CGROUP_QUOTA_SH}")" \
     "cgroup CPU quotas by layout"
 }
 

@@ -242,14 +242,11 @@ start_tool() {
   )
 }
 
-# tool_ids DIR: its containers' ids.
-tool_ids() { compose --profile "$(step_value "$1" profile)" ps -a -q --no-trunc "$(step_value "$1" service)" 2>/dev/null; }
-
 # wait_tool_ended DIR: returns once every replica has ended (one docker call
 # for the whole load, not one a second).
 wait_tool_ended() {
   local ids
-  mapfile -t ids < <(tool_ids "$1")
+  mapfile -t ids < <(compose --profile "$(step_value "$1" profile)" ps -a -q --no-trunc "$(step_value "$1" service)" 2>/dev/null)
   [[ ${#ids[@]} -eq 0 ]] || docker wait "${ids[@]}" >/dev/null 2>&1 || true
 }
 
