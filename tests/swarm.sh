@@ -4,7 +4,7 @@
 # (scripts/swarm.sh deploy), checked from outside as a user would reach it
 # (the HAProxy node's published ports), scenarios run on it (scripts/scenario.sh
 # --swarm) and judged against the same scenarios on one host (the e2e group's
-# lab), and torn down. On demand, not in the default run (about 12 minutes):
+# lab), and torn down. On demand, not in the default run (about 14 minutes):
 #   scripts/test.sh swarm
 # The setup deploys once; each test reads the deployed lab, so any one runs
 # alone (scripts/test.sh swarm PATTERN), the deploy included.
