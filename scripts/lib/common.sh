@@ -733,12 +733,20 @@ container_memory() {
 # once (LAB_CONTAINERS): compose ps and docker inspect every second cost
 # ~150 ms of CPU each time.
 lab_containers() {
-  local args=("$@") ids i found="${LAB_CONTAINERS:-}"
+  local args=("$@") i found="${LAB_CONTAINERS:-}"
   # A SERVICE named (an argument not of a --profile pair): read afresh.
   for ((i = 0; i < ${#args[@]}; i++)); do
     if [[ "${args[i]}" == --profile ]]; then i=$((i + 1)); else found=""; fi
   done
   if [[ -n "${found}" ]]; then echo "${found}"; return 0; fi
+  running_containers "$@"
+}
+
+# running_containers [--profile P ...] [SERVICE ...]: "ID NAME" of the lab's
+# running containers, read afresh (a Swarm's, on this engine:
+# scripts/lib/swarm-run.sh).
+running_containers() {
+  local ids
   mapfile -t ids < <(compose "$@" ps -q --no-trunc 2>/dev/null)
   [[ ${#ids[@]} -eq 0 ]] || docker inspect -f '{{.Id}} {{.Name}}' "${ids[@]}" 2>/dev/null | sed 's| /| |'
 }

@@ -166,16 +166,15 @@ scale_services() {
 # settings exported now (compose config reads them), at that scale.
 recreate_services() { command "${LAB_ROOT}/scripts/swarm.sh" deploy "$@"; }
 
-# lab_containers [--profile P ...] [SERVICE ...]: "ID NAME" of the lab's
-# running containers on this node, named as compose would (STACK-SERVICE-SLOT);
-# only SERVICE's when named. While a load is watched, the ones found once
-# (LAB_CONTAINERS).
-lab_containers() {
-  local args=("$@") i services=() found="${LAB_CONTAINERS:-}"
-  for ((i = 0; i < ${#args[@]}; i++)); do
-    if [[ "${args[i]}" == --profile ]]; then i=$((i + 1)); else services+=("${args[i]}") found=""; fi
+# running_containers [--profile P ...] [SERVICE ...]: "ID NAME" of the lab's
+# running containers on this node (the profiles' tools run on the others),
+# named as compose would (STACK-SERVICE-SLOT); only SERVICE's when named.
+running_containers() {
+  local services=()
+  while [[ $# -gt 0 ]]; do
+    if [[ "$1" == --profile ]]; then shift; else services+=("$1"); fi
+    shift
   done
-  if [[ -n "${found}" ]]; then echo "${found}"; return 0; fi
   docker ps --no-trunc --filter "label=com.docker.stack.namespace=${SWARM_STACK}" \
     --format '{{.ID}} {{.Label "com.docker.swarm.service.name"}} {{.Label "com.docker.swarm.task.name"}}' \
     | awk -v stack="${SWARM_STACK}" -v only="${services[*]}" '

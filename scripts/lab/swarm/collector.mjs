@@ -35,7 +35,8 @@ export function keptPath(urlPath) {
   }
   if (!path.startsWith('/')) return null;
   const segments = path.slice(1).split('/');
-  if (segments.some((s) => !SEGMENT.test(s) || s === '..' || s.startsWith('..'))) return null;
+  // A segment starts with a letter, digit or "_": never ".", "..", or empty.
+  if (segments.some((s) => !SEGMENT.test(s))) return null;
   return segments.join('/');
 }
 

@@ -135,14 +135,16 @@ function swarmService(name, service, roots, configs) {
 }
 
 // stackNetworks COMPOSE: the lab's networks as overlays, attachable (a
-// one-off container, such as a probe, can join it); volumes as they are,
-// without compose's project names (the stack's name prefixes them).
+// one-off container, such as a probe, can join it), without compose's
+// project names (the stack's name prefixes them).
 function stackNetworks(compose) {
   return Object.fromEntries(Object.entries(compose.networks ?? {}).map(([name, net]) => {
     const { name: _projectName, driver: _driver, ...rest } = net ?? {};
     return [name, { ...rest, driver: 'overlay', attachable: true }];
   }));
 }
+// stackVolumes COMPOSE [NAMES]: the lab's volumes (only NAMES when given) as
+// they are, without compose's project names.
 function stackVolumes(compose, names = null) {
   return Object.fromEntries(Object.entries(compose.volumes ?? {}).filter(([name]) => !names || names.includes(name)).map(([name, volume]) => {
     const { name: _projectName, ...rest } = volume ?? {};
@@ -198,15 +200,14 @@ export function toolStack(compose, { hostRoot, localRoot = hostRoot, service, re
   const lab = spec.volumes ?? [];
   const results = lab.filter((m) => m.type === 'bind' && !m.read_only && m.target === RESULTS_TARGET);
   const replaced = lab.filter((m) => m.type === 'volume' && Object.keys(files).some((target) => target.startsWith(`${m.target}/`)));
+  // Each file as a read-only bind mount of the lab: a config, as any other.
+  const bound = Object.entries(files).map(([target, source]) => {
+    if (!source.startsWith(`${hostRoot}/`)) throw new StackError(`${service}: ${source} is not a file of the lab (${hostRoot})`);
+    return { type: 'bind', source, target, read_only: true };
+  });
   const configs = {};
-  const out = swarmService(service, { ...spec, volumes: lab.filter((m) => !results.includes(m) && !replaced.includes(m)) }, { hostRoot, localRoot }, configs);
-  for (const [target, path] of Object.entries(files)) {
-    if (!path.startsWith(`${hostRoot}/`)) throw new StackError(`${service}: ${path} is not a file of the lab (${hostRoot})`);
-    const rel = relative(hostRoot, path);
-    const config = configName(rel, readFileSync(join(localRoot, rel)));
-    configs[config] = { file: path };
-    out.configs = [...(out.configs ?? []), { source: config, target }];
-  }
+  const volumes = [...lab.filter((m) => !results.includes(m) && !replaced.includes(m)), ...bound];
+  const out = swarmService(service, { ...spec, volumes }, { hostRoot, localRoot }, configs);
   // Its own results folder, in memory (tmpfs: mode 1777, so its user writes there).
   if (results.length > 0) out.volumes = [...(out.volumes ?? []), { type: 'tmpfs', target: RESULTS_TARGET }];
   delete out.command;
