@@ -146,13 +146,9 @@ haproxy_ssl_library() {
 # the very OpenSSL HAProxy runs, when the image has the tool; else Node's
 # crypto.sign in the lab's node image (tls/sign-floor.mjs), named as such.
 tls_floor() {
-  local out
   log "reading this machine's sign times (the floor of a full TLS handshake, ~12 s)" >&2
   echo "haproxy_library=$(haproxy_ssl_library)"
-  if out=$(instance_exec "$(first_instance)" openssl speed -seconds 1 -mr rsa2048 ecdsap256 2>/dev/null) && [[ "${out}" == *"+F2:"* ]]; then
-    # -mr: "+F2:n:bits:sign/s:verify/s..." (RSA), "+F4:n:bits:sign/s:verify/s" (ECDSA).
-    awk -F: '$1 == "+F2" && $3 == 2048 { printf "rsa2048_sign_us=%.1f\n", 1e6 / $4 }
-      $1 == "+F4" && $3 == 256 { printf "ecdsap256_sign_us=%.1f\n", 1e6 / $4 }' <<<"${out}"
+  if sign_times instance_exec "$(first_instance)"; then
     echo "floor_tool=openssl speed in HAProxy's container"
     echo "floor_library=$(instance_exec "$(first_instance)" openssl version | head -n 1)"
   else

@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # Usage: scripts/test.sh [GROUP [PATTERN]]...
 #
-# The lab's whole test suite; needs only bash and Docker with Compose v2.
-# GROUP is any of: static unit e2e (default: all three, in that order).
+# The lab's test suite; needs only bash and Docker with Compose v2.
+# With no GROUP, the default tier: static unit e2e (about 25 min on 2 cores).
 #   static  compose config for every profile, haproxy -c, promtool, shellcheck,
 #           dashboard JSON, the compose rules (pinned images, 127.0.0.1 ports...)
 #   unit    backend tests (node:test) and load-generator checks, in containers
-#   e2e     the stack for real: scaling, load through HAProxy, Prometheus counts
+#   e2e     the stack for real: scaling, reloads, load through HAProxy, each
+#           kind of scenario's --quick run, Ctrl-C, the dashboards, a lesson
+#   lessons every lesson as a student does it (start fails, solution passes)
+#   slow    the full maxconn-sweep and the --quick runs whose proof the e2e
+#           tier makes another way (docs/testing.md says which and why)
+#   floor   the Compose call forms the lab uses, on the newest Compose and on
+#           the floor's (FLOOR_DOCKER_CONFIG, as .ci/run installs it)
+#   all     static unit e2e lessons slow floor: everything but swarm
 #   swarm   the lab on a Swarm of 3 nodes made on this machine (scripts/swarm.sh
-#           practice up, deploy); on demand only, never in the default run
+#           practice up, deploy); on demand only
 # PATTERN, after a GROUP, runs only that group's tests whose name without
 # "test_" (e2e_08_maxconn_sweep_reproduces_the_article) or whose file's name
 # (e2e-closed, from tests/e2e-closed.sh) matches it, an extended regex; the
@@ -19,9 +26,13 @@
 #   scripts/test.sh e2e '^e2e_08_'       one test
 # Images come from .env, or from the offline stand-ins with
 #   COMPOSE_ENV_FILES=.env,offline.env scripts/test.sh
+# --list [GROUP]... prints each test as "GROUP NAME FILE:LINE" and runs nothing
+# (all groups, swarm included, when none is named).
 # TEST_VERBOSE=1 also shows the output of the tests that pass (measurements).
-# Ends with the line "N passed, N failed"; exits non-zero if any test failed,
-# after a line with the command that reruns just the failed ones.
+# TEST_TIMES=FILE appends "group NAME SECONDS" and "test NAME SECONDS" lines.
+# Ends with the ten slowest tests, then the line "N passed, N failed"; exits
+# non-zero if any test failed, after a line with the command that reruns just
+# the failed ones.
 set -euo pipefail
 
 # shellcheck disable=SC2034 # read by die/log in scripts/lib/common.sh
@@ -31,11 +42,18 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 # shellcheck source=tests/assert.sh
 source "${LAB_ROOT}/tests/assert.sh"
 
-readonly GROUPS_ALL=(static unit e2e)
+readonly GROUPS_DEFAULT=(static unit e2e)
+readonly GROUPS_ALL=(static unit e2e lessons slow floor)
+readonly GROUPS_ON_DEMAND=(swarm)
+# A group whose tests live in another group's files and share its setup,
+# helpers and teardown: lessons and slow are e2e tests outside the default tier.
+declare -A GROUP_BASE=([lessons]=e2e [slow]=e2e)
 passed=0
 failed=0
 failed_names=()
 log_dir=""
+times=() # "SECONDS NAME" of every test run
+declare -A sourced=()
 # Per group: the PATTERN it was given, the tests it runs, and whether its
 # setup failed (then a rerun is the whole selection again).
 declare -A patterns=() selected=() setup_failed=()
@@ -49,7 +67,7 @@ cleanup() {
   # A group cut short (Ctrl-C, a failed setup) is torn down here; each
   # GROUP_teardown does nothing when its group did not start or already ended.
   for group in "${!patterns[@]}"; do
-    if declare -F "${group}_teardown" >/dev/null; then "${group}_teardown"; fi
+    if declare -F "$(base_of "${group}")_teardown" >/dev/null; then "$(base_of "${group}")_teardown"; fi
   done
   [[ -n "${log_dir}" ]] && rm -rf "${log_dir}"
   exit "${rc}"
@@ -64,6 +82,8 @@ run_test() {
   ( set -euo pipefail; "$1" ) >"${out}" 2>&1
   rc=$?
   set -e
+  times+=("$((SECONDS - start)) ${name}")
+  [[ -z "${TEST_TIMES:-}" ]] || echo "test ${name} $((SECONDS - start))" >>"${TEST_TIMES}"
   if [[ ${rc} -eq 0 ]]; then
     passed=$((passed + 1))
     printf 'ok (%ds)\n' $((SECONDS - start))
@@ -76,12 +96,19 @@ run_test() {
   fi
 }
 
-# load_group GROUP: source tests/GROUP.sh and any tests/GROUP-*.sh beside it.
+# base_of GROUP: the group whose files, setup and teardown GROUP uses.
+base_of() { echo "${GROUP_BASE[$1]:-$1}"; }
+
+# load_group GROUP: source tests/BASE.sh and any tests/BASE-*.sh beside it
+# (BASE: base_of GROUP), each file once.
 load_group() {
-  local file
-  for file in "${LAB_ROOT}/tests/$1.sh" "${LAB_ROOT}/tests/$1"-*.sh; do
+  local file base
+  base=$(base_of "$1")
+  for file in "${LAB_ROOT}/tests/${base}.sh" "${LAB_ROOT}/tests/${base}"-*.sh; do
+    [[ -f "${file}" && -z "${sourced[${file}]:-}" ]] || continue
+    sourced[${file}]=1
     # shellcheck source=/dev/null
-    [[ -f "${file}" ]] && source "${file}"
+    source "${file}"
   done
   return 0 # a group with no tests/GROUP-*.sh (swarm) is whole too
 }
@@ -101,13 +128,14 @@ select_tests() {
 }
 
 run_group() {
-  local group="$1" fn start=${SECONDS}
+  local group="$1" fn start=${SECONDS} base
+  base=$(base_of "$1")
   if [[ -n "${patterns[${group}]}" ]]; then
     log "group ${group}, the tests matching ${patterns[${group}]}"
   else
     log "group ${group}"
   fi
-  if declare -F "${group}_setup" >/dev/null && ! "${group}_setup"; then
+  if declare -F "${base}_setup" >/dev/null && ! "${base}_setup"; then
     failed=$((failed + 1))
     setup_failed[${group}]=1
     echo "  ${group}_setup FAILED: skipping the ${group} tests" >&2
@@ -116,8 +144,21 @@ run_group() {
   for fn in ${selected[${group}]}; do
     run_test "${fn}"
   done
-  if declare -F "${group}_teardown" >/dev/null; then "${group}_teardown"; fi
-  log "group ${group} took $(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s"
+  if declare -F "${base}_teardown" >/dev/null; then "${base}_teardown"; fi
+  log "group ${group} took $(minutes $((SECONDS - start)))"
+  [[ -z "${TEST_TIMES:-}" ]] || echo "group ${group} $((SECONDS - start))" >>"${TEST_TIMES}"
+}
+
+# minutes SECONDS: "4m05s".
+minutes() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+
+# slowest_tests: the ten slowest tests of this run, slowest first.
+slowest_tests() {
+  [[ ${#times[@]} -gt 0 ]] || return 0
+  echo "the slowest tests:"
+  printf '%s\n' "${times[@]}" | sort -rn | head -n 10 | while read -r seconds name; do
+    printf '  %7s  %s\n' "$(minutes "${seconds}")" "${name}"
+  done
 }
 
 # quote WORD: WORD in single quotes, as a shell reads it back.
@@ -146,22 +187,55 @@ rerun_command() {
   echo "${command}"
 }
 
+# list_tests GROUP...: "GROUP NAME FILE:LINE" of each test of the GROUPs.
+list_tests() {
+  local g fn line file
+  for g in "$@"; do load_group "${g}"; done
+  shopt -s extdebug
+  for g in "$@"; do
+    for fn in $(select_tests "${g}" ""); do
+      read -r _ line file < <(declare -F "${fn}")
+      echo "${g} ${fn#test_} ${file#"${LAB_ROOT}/"}:${line}"
+    done
+  done
+  shopt -u extdebug
+}
+
 main() {
-  local groups=() g pattern rc
+  local groups=() g a pattern rc after_all=0
+  if [[ "${1:-}" == --list ]]; then
+    shift
+    [[ $# -gt 0 ]] || set -- "${GROUPS_ALL[@]}" "${GROUPS_ON_DEMAND[@]}"
+    for g in "$@"; do
+      [[ " ${GROUPS_ALL[*]} ${GROUPS_ON_DEMAND[*]} " == *" ${g} "* ]] \
+        || die "unknown test group '${g}' after --list: use any of ${GROUPS_ALL[*]} ${GROUPS_ON_DEMAND[*]}"
+    done
+    list_tests "$@"
+    exit 0
+  fi
   for g in "$@"; do
     case "${g}" in
       -h|--help) usage; exit 0 ;;
-      static|unit|e2e|swarm) groups+=("${g}"); patterns[${g}]="" ;;
+      all)
+        for a in "${GROUPS_ALL[@]}"; do [[ -v "patterns[${a}]" ]] || groups+=("${a}"); patterns[${a}]=""; done
+        after_all=1
+        ;;
+      static|unit|e2e|lessons|slow|floor|swarm)
+        [[ -v "patterns[${g}]" ]] || groups+=("${g}") # named twice: run once
+        patterns[${g}]="" after_all=0
+        ;;
       *)
         [[ ${#groups[@]} -gt 0 ]] \
-          || die "unknown test group '${g}': use any of ${GROUPS_ALL[*]} swarm, each optionally followed by a PATTERN (or none for all)"
+          || die "unknown test group '${g}': use any of ${GROUPS_ALL[*]} ${GROUPS_ON_DEMAND[*]} all, each optionally followed by a PATTERN (or none for all)"
+        [[ ${after_all} -eq 0 ]] \
+          || die "a PATTERN follows a group, not all: name the group (scripts/test.sh e2e '${g}')"
         [[ -z "${patterns[${groups[-1]}]}" ]] \
           || die "one PATTERN per group: '${patterns[${groups[-1]}]}' then '${g}' after ${groups[-1]} (join them with |)"
         patterns[${groups[-1]}]="${g}"
         ;;
     esac
   done
-  [[ ${#groups[@]} -gt 0 ]] || groups=("${GROUPS_ALL[@]}")
+  [[ ${#groups[@]} -gt 0 ]] || groups=("${GROUPS_DEFAULT[@]}")
   for g in "${groups[@]}"; do patterns[${g}]="${patterns[${g}]:-}"; done
   # Every group's tests are known before anything runs: a PATTERN that
   # selects nothing costs no setup.
@@ -181,6 +255,7 @@ main() {
   trap cleanup EXIT
   log "images from ${COMPOSE_ENV_FILES:-.env}: $(env_value HAPROXY_IMAGE), $(env_value NODE_IMAGE), $(env_value K6_IMAGE), $(env_value PROMETHEUS_IMAGE)"
   for g in "${groups[@]}"; do run_group "${g}"; done
+  slowest_tests
   if [[ ${failed} -gt 0 ]]; then
     echo "rerun the failures: $(rerun_command "${groups[@]}")"
   fi

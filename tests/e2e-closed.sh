@@ -1,22 +1,33 @@
 # shellcheck shell=bash
 # End to end, the closed-model scenarios of scripts/scenario.sh on the real
-# stack: the full maxconn-sweep against the article, fullconn and throughput
-# --quick, tuning --quick and its listening sockets. Their summaries are
+# stack: maxconn-sweep --quick (default tier), and in the slow group the full
+# maxconn-sweep against the article, fullconn and throughput --quick, tuning
+# --quick and its listening sockets. Their summaries are
 # judged by tests/e2e/checks/*.test.mjs. Helpers and setup: tests/e2e.sh.
 
+# The closed-model runner through a whole scenario: HAProxy restarted for
+# each step's backlog, k6's summaries read, every verdict of the --quick run
+# passed (the dashboard tests read this run too).
+test_e2e_08_maxconn_sweep_quick_every_verdict_passes() {
+  scenario_judged verdicts maxconn-sweep --quick
+}
+
 # Successful hits within 3% of 180/360/540/720/900; failures on every step
-# where maxconn < 100 clients and none on the last.
-test_e2e_08_maxconn_sweep_reproduces_the_article() {
+# where maxconn < 100 clients and none on the last: the article reproduced
+# at its own parameters (30 s steps).
+test_slow_08_maxconn_sweep_reproduces_the_article() {
   scenario_judged maxconn-sweep maxconn-sweep
   grep -q "maxconn needed = clients × service time" "${LAB_ROOT}/$(newest_run maxconn-sweep)/report.md" \
     || fail "no Little's law reading"
 }
 
-test_e2e_09_quick_fullconn_complete() {
+# fullconn's own steps: the limit acts only on servers with minconn/maxconn.
+test_slow_09_quick_fullconn_complete() {
   scenario_judged complete fullconn --quick
 }
 
-test_e2e_09_quick_throughput_complete() {
+# throughput's own steps: through HAProxy against direct, the machine's share.
+test_slow_09_quick_throughput_complete() {
   scenario_judged complete throughput --quick
 }
 
@@ -28,7 +39,7 @@ test_e2e_09_quick_throughput_complete() {
 # tolerances, tuned on a busy 2-core machine, are explained in
 # tests/e2e/checks/tuning.test.mjs). After the run the baseline's socket
 # (backlog 5000) is back.
-test_e2e_09e_tuning_quick_sockets_read_back_and_accept_queue_measured() {
+test_slow_09e_tuning_quick_sockets_read_back_and_accept_queue_measured() {
   scenario_judged tuning tuning --quick
   assert_eq 5000 "$(fe_main_backlog)" "fe_main backlog after the run (the baseline's)"
 }

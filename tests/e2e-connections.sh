@@ -61,7 +61,7 @@ test_e2e_09e_connections_quick_two_processes() {
 # stops at maxconn, the rest wait in the accept queue
 # (tests/e2e/checks/connections-wall.test.mjs). Afterwards HAProxy is back
 # on the suite's open files.
-test_e2e_09h_connections_quick_past_the_wall_of_one_process() {
+test_slow_09h_connections_quick_past_the_wall_of_one_process() {
   local run
   HAPROXY_NOFILE=10200 scenario_judged connections-wall connections --quick --processes 1 --target 5300
   run=$(newest_run connections)

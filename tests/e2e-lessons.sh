@@ -74,9 +74,15 @@ lesson_start_fails_solution_passes() {
   assert_lab_restored
 }
 
-# One test per lesson (test_e2e_14_lesson_NN_topic): a filter runs one
-# (scripts/test.sh e2e lesson_03), and a new lesson file gets its own.
+# The lesson as a student does it: its block as written, its check failing
+# on the start and passing on the solution, the lab restored. One test per
+# lesson in the lessons group (test_lessons_NN_topic): a filter runs one
+# (scripts/test.sh lessons 03), and a new lesson file gets its own. The
+# default tier runs one of them too (test_e2e_14_lesson_...): the workshop's
+# path (lesson.sh start, a block as written, check) in every run.
+readonly LESSON_IN_DEFAULT_TIER=01-maxconn
 while read -r lesson; do
-  eval "test_e2e_14_lesson_${lesson//-/_}() { lesson_start_fails_solution_passes ${lesson}; }"
+  eval "test_lessons_${lesson//-/_}() { lesson_start_fails_solution_passes ${lesson}; }"
 done < <(lesson_names)
 unset lesson
+eval "test_e2e_14_lesson_${LESSON_IN_DEFAULT_TIER//-/_}() { lesson_start_fails_solution_passes ${LESSON_IN_DEFAULT_TIER}; }"

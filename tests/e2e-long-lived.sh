@@ -6,7 +6,7 @@
 # by tests/e2e/checks/*.test.mjs; ceiling names HAProxy as what saturated.
 # Helpers and setup: tests/e2e.sh.
 
-test_e2e_09a_tipping_point_quick() {
+test_slow_09a_tipping_point_quick() {
   scenario_judged tipping-point tipping-point --quick
   grep -q '<title>tipping-point: offered requests/sec vs p99 latency ms' "${LAB_ROOT}/$(newest_run tipping-point)/chart.svg" \
     || fail "no latency-vs-rate chart"
@@ -14,14 +14,14 @@ test_e2e_09a_tipping_point_quick() {
 
 # mean − floor = sleep/2 ±10%, connections = rate × mean ±15% on both sides
 # (the scenario's own verdicts).
-test_e2e_09a_long_lived_quick() {
+test_slow_09a_long_lived_quick() {
   scenario_judged verdicts long-lived --quick
 }
 
 # client-timeout --quick is judged by e2e_11 (tests/e2e-dashboards.sh), in
 # the run whose Grafana annotations it checks.
 
-test_e2e_09a_backend_timeout_quick() {
+test_slow_09a_backend_timeout_quick() {
   scenario_judged backend-timeout backend-timeout --quick
   assert_eq 0 "$(compose exec -T backend-slow printenv SERVER_TIMEOUT_MS)" "backend server timeout after the scenario"
 }

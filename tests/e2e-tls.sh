@@ -65,7 +65,7 @@ test_e2e_09f_tls_cost_quick() {
 }
 
 # connections --tls, quick: every level plain then over TLS, side by side.
-test_e2e_09g_connections_tls_quick() {
+test_slow_09g_connections_tls_quick() {
   scenario_judged connections-tls connections --quick --tls
 }
 

@@ -8,6 +8,9 @@
 # before it or failed half-way, so any file and any test runs alone from a
 # stopped lab (scripts/test.sh e2e PATTERN).
 
+# Sourced once: the swarm group sources it too, and a run may hold both.
+[[ -z "${E2E_SOURCED:-}" ]] || return 0
+E2E_SOURCED=1
 readonly E2E_SERVICES=(haproxy backend-slow backend-fast prometheus container-exporter haproxy-exporter)
 E2E_TESTID="e2e-$(date +%s)-$$"
 E2E_SUMMARIES="results/.${E2E_TESTID}"
@@ -118,8 +121,8 @@ session_run() {
 }
 
 # sweep_run: a complete maxconn-sweep run of this session, for the dashboard
-# tests: test 08's full run when it ran, else a --quick one made now (~1 min;
-# its verdicts are not judged here).
+# tests: e2e_08's --quick run (or slow_08's full one) when it ran, else a
+# --quick one made now (~1 min; its verdicts are not judged here).
 sweep_run() {
   local run
   run=$(session_run maxconn-sweep)

@@ -133,6 +133,19 @@ fit_nofile() {
   [[ -z "${lowered}" ]] || log "Docker may give a container at most ${limit} open files here (dockerd's limit): using ${lowered}"
 }
 
+# sign_times RUN...: this machine's RSA-2048 and ECDSA P-256 sign times
+# ("rsa2048_sign_us=N" and "ecdsap256_sign_us=N" lines), from openssl speed
+# run by RUN (a command that runs its arguments in a container: instance_exec
+# ID, or docker run --rm IMAGE); status 1 when that container has no openssl.
+# The machine's speed reference: the same figure varies 2x between days here.
+sign_times() {
+  local out
+  out=$("$@" openssl speed -seconds 1 -mr rsa2048 ecdsap256 2>/dev/null) && [[ "${out}" == *"+F2:"* ]] || return 1
+  # -mr: "+F2:n:bits:sign/s:verify/s..." (RSA), "+F4:n:bits:sign/s:verify/s" (ECDSA).
+  awk -F: '$1 == "+F2" && $3 == 2048 { printf "rsa2048_sign_us=%.1f\n", 1e6 / $4 }
+    $1 == "+F4" && $3 == 256 { printf "ecdsap256_sign_us=%.1f\n", 1e6 / $4 }' <<<"${out}"
+}
+
 # The Docker context of this machine's own engine when the lab's is another
 # (a Swarm run: scripts/lib/swarm-run.sh, exported for the scripts it runs);
 # "": the one docker talks to.
