@@ -161,6 +161,9 @@ cleanup() {
   trap - EXIT INT TERM
   [[ -n "${run_dir}" ]] || { release_run_lock; exit "${rc}"; }
   stop_runner
+  # The runner's cache of container ids: cleanup looks afresh.
+  [[ -z "${LAB_CACHE_DIR}" ]] || rm -rf "${LAB_CACHE_DIR}"
+  LAB_CACHE_DIR=""
   take_lab_state
   # Read: gone on every path out, a refused run's included.
   [[ -z "${lab_state_file}" ]] || rm -f "${lab_state_file}" "${lab_state_file}.new"
@@ -252,6 +255,8 @@ main() {
   take_run_lock "scripts/scenario.sh ${scenario_args}"
   new_run_dir
   lab_state_file=$(mktemp)
+  # The run's container and probe ids (instance_container, instance_probe).
+  LAB_CACHE_DIR=$(mktemp -d)
   catch_signals
   supervise run_scenario "$@"
 }

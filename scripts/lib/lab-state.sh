@@ -29,7 +29,7 @@ save_lab_state() {
 }
 
 # quiet: no HAProxy instance holds a client connection, for two polls in a
-# row (leftovers of the previous step, e.g. connections that waited in the
+# row 0.3 s apart (leftovers of the previous step, e.g. connections that waited in the
 # accept queue, are gone); each container's processes read in one call.
 quiet() {
   local container poll
@@ -37,7 +37,7 @@ quiet() {
     for container in $(haproxy_containers); do
       haproxy_sockets "${container}" 2>/dev/null | awk '$2 != "0" { busy = 1 } END { exit busy || NR == 0 }' || return 1
     done
-    [[ ${poll} -eq 2 ]] || sleep 1
+    [[ ${poll} -eq 2 ]] || sleep 0.3
   done
 }
 
@@ -66,9 +66,29 @@ listening_sockets() {
 }
 
 # listeners_differ EXPECTED SS_FILE SOMAXCONN: one line per listening socket
-# that is not what the config asks (labctl listeners); false when all are.
+# that is not what the config asks; false when all are. The rules of the
+# engine's "labctl listeners" (scripts/lab/run/sockets.mjs: parseSs,
+# compareListeners), read here from the ss file the step saved: an engine
+# container per check cost ~1.5 s, twice a step. True when a file cannot be
+# read, as labctl's failure was.
 listeners_differ() {
-  ! labctl listeners "${1#"${LAB_ROOT}/"}" "${2#"${LAB_ROOT}/"}" "$3"
+  ! awk -v somaxconn="$3" '
+    FILENAME == ARGV[1] {
+      at = ($1 == "LISTEN") ? 2 : 1
+      if ($at ~ /^[0-9]+$/ && $(at + 1) ~ /^[0-9]+$/ && match($(at + 2), /:[0-9]+$/)) {
+        backlog[substr($(at + 2), RSTART + 1) + 0] = $(at + 1) + 0
+      }
+      next
+    }
+    NF == 0 { next }
+    {
+      port = $2 + 0
+      if (!(port in backlog)) { print $1 " :" port " is not listening"; bad = 1; next }
+      if ($3 == "-") next
+      want = ($3 + 0 < somaxconn + 0) ? $3 + 0 : somaxconn + 0
+      if (backlog[port] != want) { print $1 " :" port " has backlog " backlog[port] ", the config asks " want; bad = 1 }
+    }
+    END { exit bad }' "$2" "$1"
 }
 
 # restart_instance INSTANCE WHY: stop and start INSTANCE's container on the
@@ -82,6 +102,7 @@ restart_instance() {
     && instance_exec "$1" touch /var/lib/haproxy/keep-live-cfg \
     && docker kill -s TERM "${id}" >/dev/null 2>&1 \
     && docker wait "${id}" >/dev/null \
+    && forget_containers \
     && start_again "$1" "${id}"
 }
 
@@ -195,9 +216,13 @@ scale() {
     [[ -n "${pair}" ]] && args+=(--scale "${pair}")
   done
   [[ ${#args[@]} -gt 0 ]] || return 0
-  if [[ "$(backend_scale)" != "$(sort_pairs "$1")" ]] && ! output=$(scale_services "${args[@]}" 2>&1); then
-    tail -n 5 <<<"${output}" >&2
-    die "could not scale the backends to $1 (output above)"
+  if [[ "$(backend_scale)" != "$(sort_pairs "$1")" ]]; then
+    forget_containers
+    if ! output=$(scale_services "${args[@]}" 2>&1); then
+      tail -n 5 <<<"${output}" >&2
+      die "could not scale the backends to $1 (output above)"
+    fi
+    forget_containers
   fi
   for pair in "${pairs[@]}"; do
     svc="${pair%=*}" n="${pair#*=}"
@@ -241,8 +266,10 @@ use_compose_env() {
   local args=() pair
   IFS=',' read -r -a pairs <<<"$(backend_scale)"
   for pair in "${pairs[@]}"; do args+=(--scale "${pair}"); done
+  forget_containers
   if ! output=$(recreate_services "${args[@]}" 2>&1); then
     tail -n 5 <<<"${output}" >&2
     die "could not restart the lab's services with ${wanted:-their default settings}"
   fi
+  forget_containers
 }

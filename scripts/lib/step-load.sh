@@ -35,7 +35,7 @@ annotate() {
       --post-data "${body}" http://grafana:3000/api/annotations >/dev/null 2>&1; then
     grafana_ok=0
     # A lab without Grafana (offline: scripts/up.sh said so) hears it once.
-    [[ -z "$(compose ps -q --status running grafana 2>/dev/null)" ]] \
+    [[ -z "$(if [[ -n "${LAB_PROJECT}" ]]; then lab_ps -q --filter label=com.docker.compose.service=grafana; else compose ps -q --status running grafana; fi 2>/dev/null)" ]] \
       || log "Grafana is not reachable: no dashboard annotations for this run"
   fi
 }
@@ -246,12 +246,32 @@ start_tool() {
 # for the whole load, not one a second).
 wait_tool_ended() {
   local ids
-  mapfile -t ids < <(compose --profile "$(step_value "$1" profile)" ps -a -q --no-trunc "$(step_value "$1" service)" 2>/dev/null)
+  mapfile -t ids < <(tool_ids "$1")
   [[ ${#ids[@]} -eq 0 ]] || docker wait "${ids[@]}" >/dev/null 2>&1 || true
 }
 
-# tool_exit_codes DIR: each replica's exit code, "," between them.
-tool_exit_codes() { compose --profile "$(step_value "$1" profile)" ps -a --format '{{.ExitCode}}' "$(step_value "$1" service)" | paste -sd, -; }
+# tool_ids DIR [DOCKER_PS_ARGS...]: the load tool's replicas (stopped ones
+# too), by Compose's labels in a run (lab_ps), else by compose ps.
+tool_ids() {
+  local dir="$1"
+  shift
+  if [[ -n "${LAB_PROJECT}" ]]; then
+    lab_ps -a -q --no-trunc --filter "label=com.docker.compose.service=$(step_value "${dir}" service)" "$@"
+  else
+    compose --profile "$(step_value "${dir}" profile)" ps -a -q --no-trunc "$(step_value "${dir}" service)" 2>/dev/null
+  fi
+}
+
+# tool_exit_codes DIR: each replica's exit code, "," between them (by
+# replica name, as compose ps lists them; one that runs: 0, as there).
+tool_exit_codes() {
+  if [[ -n "${LAB_PROJECT}" ]]; then
+    lab_ps -a --filter "label=com.docker.compose.service=$(step_value "$1" service)" --format '{{.Names}} {{.Status}}' \
+      | sort | awk '{ print (match($0, /Exited \(-?[0-9]+\)/) ? substr($0, RSTART + 8, RLENGTH - 9) : 0) }' | paste -sd, -
+    return
+  fi
+  compose --profile "$(step_value "$1" profile)" ps -a --format '{{.ExitCode}}' "$(step_value "$1" service)" | paste -sd, -
+}
 
 # tool_finished DIR: what the replicas wrote besides their files (already in
 # the step's folder here): their own log (k6: why requests failed), into
@@ -260,6 +280,12 @@ tool_finished() {
   local service profile
   service=$(step_value "$1" service) profile=$(step_value "$1" profile)
   service_log "" "${service}" --profile "${profile}" >"$1/${service}-log.txt" 2>&1 || true
+  if [[ -n "${LAB_PROJECT}" ]]; then
+    local ids
+    mapfile -t ids < <(tool_ids "$1")
+    [[ ${#ids[@]} -eq 0 ]] || docker rm -f "${ids[@]}" >/dev/null 2>&1
+    return 0
+  fi
   compose --profile "${profile}" rm -sf "${service}" >/dev/null 2>&1
 }
 
