@@ -11,9 +11,7 @@
 #   lessons every lesson as a student does it (start fails, solution passes)
 #   slow    the full maxconn-sweep and the --quick runs whose proof the e2e
 #           tier makes another way (docs/testing.md says which and why)
-#   floor   the Compose call forms the lab uses, on the newest Compose and on
-#           the floor's (FLOOR_DOCKER_CONFIG, as .ci/run installs it)
-#   all     static unit e2e lessons slow floor: everything but swarm
+#   all     static unit e2e lessons slow: everything but swarm
 #   swarm   the lab on a Swarm of 3 nodes made on this machine (scripts/swarm.sh
 #           practice up, deploy); on demand only
 # PATTERN, after a GROUP, runs only that group's tests whose name without
@@ -43,7 +41,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "${LAB_ROOT}/tests/assert.sh"
 
 readonly GROUPS_DEFAULT=(static unit e2e)
-readonly GROUPS_ALL=(static unit e2e lessons slow floor)
+readonly GROUPS_ALL=(static unit e2e lessons slow)
 readonly GROUPS_ON_DEMAND=(swarm)
 # A group whose tests live in another group's files and share its setup,
 # helpers and teardown: lessons and slow are e2e tests outside the default tier.
@@ -220,7 +218,7 @@ main() {
         for a in "${GROUPS_ALL[@]}"; do [[ -v "patterns[${a}]" ]] || groups+=("${a}"); patterns[${a}]=""; done
         after_all=1
         ;;
-      static|unit|e2e|lessons|slow|floor|swarm)
+      static|unit|e2e|lessons|slow|swarm)
         [[ -v "patterns[${g}]" ]] || groups+=("${g}") # named twice: run once
         patterns[${g}]="" after_all=0
         ;;

@@ -32,7 +32,7 @@ test_e2e_09c_connections_refuses_what_cannot_fit() {
 
 # HAProxy under a too small memory limit: OOM-killed, connections cut; then
 # the fix holds them all, and HAProxy is back on its own limit afterwards.
-test_e2e_09d_oom_kill_and_fix() {
+test_slow_09d_oom_kill_and_fix() {
   scenario_judged oom oom --quick
   assert_eq 2147483648 "$(docker inspect -f '{{.HostConfig.Memory}}' "$(compose ps -q haproxy)")" "HAProxy memory limit after the scenario"
 }

@@ -33,7 +33,7 @@ test_slow_09a_backend_timeout_quick() {
 # (±25% of allowance ÷ cost) is the benchmark's, not this test's: a --quick
 # curve of three steps predicts from a step far below the ceiling, so the
 # scenario may exit 3 here (docs/results.md: HAProxy's own ceiling).
-test_e2e_09a_ceiling_quick() {
+test_slow_09a_ceiling_quick() {
   local before run rc=0
   e2e_up
   before=$(newest_run ceiling)
