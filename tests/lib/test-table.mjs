@@ -3,7 +3,7 @@
 // name) and its time in the newest kept run that ran it.
 //   node tests/lib/test-table.mjs LIST TIMES_DIR [--check FILE | --write FILE]
 // LIST (- for stdin): the output of scripts/test.sh --list ("GROUP NAME FILE:LINE" lines).
-// TIMES_DIR: docs/runs/tests, one folder per kept run, each with times.txt
+// TIMES_DIR: docs/runs/tests, one folder per kept run, each with newest-times.txt
 // ("test NAME SECONDS" and "group NAME SECONDS" lines, scripts/test.sh's
 // TEST_TIMES) and summary.txt (.ci/run's last lines). With no option the
 // table goes to stdout; --check exits 1 naming the first difference from the
@@ -13,7 +13,7 @@ import path from 'node:path';
 
 const BEGIN = '<!-- test-table: made by scripts/test-table.sh from scripts/test.sh --list and docs/runs/tests; do not edit -->';
 const END = '<!-- /test-table -->';
-const TIER_ORDER = ['static', 'unit', 'e2e', 'floor', 'lessons', 'slow', 'swarm'];
+const TIER_ORDER = ['static', 'unit', 'e2e', 'lessons', 'slow', 'swarm'];
 
 // commentAbove LINES LINE: the block of "#" lines right above LINE (for a
 // test made by eval in a loop, the block above that loop), as one string.
@@ -36,7 +36,7 @@ function readTimes(dir) {
   const groups = new Map(); // "run group" -> seconds
   const runs = fs.existsSync(dir) ? fs.readdirSync(dir).filter((d) => /^\d{8}T\d{6}Z$/.test(d)).sort() : [];
   for (const run of runs) { // oldest first: the newest run's figure wins
-    const file = path.join(dir, run, 'times.txt');
+    const file = path.join(dir, run, "newest-times.txt");
     if (!fs.existsSync(file)) continue;
     for (const row of fs.readFileSync(file, 'utf8').split('\n')) {
       const [kind, name, seconds] = row.trim().split(/\s+/);
@@ -70,7 +70,7 @@ export function table(listText, timesDir, root = '.') {
     ...rows.map((r) => `| ${r.group} | \`${r.name}\` (${path.basename(r.file)}) | ${r.proves} | ${r.time} |`),
     '',
     `Tests' time summed by tier: ${TIER_ORDER.filter((g) => rows.some((r) => r.group === g))
-      .map((g) => `${g} ${duration(total(g))} (${rows.filter((r) => r.group === g).length} tests)`).join(', ')}.`,
+      .map((g) => `${g} ${rows.some((r) => r.group === g && times.has(r.name)) ? duration(total(g)) : 'not run yet'} (${rows.filter((r) => r.group === g).length} tests)`).join(', ')}.`,
   ];
   return lines.join('\n');
 }
