@@ -3,7 +3,7 @@
 #
 # docs/testing.md's table of tests, made from scripts/test.sh --list (each
 # test, its tier, the comment above it) and the kept test runs' times
-# (docs/runs/tests/TIMESTAMP/newest-times.txt, as .ci/run keeps them in
+# (docs/runs/tests/TIMESTAMP/SUITE-times.txt, as .ci/run keeps them in
 # results/.ci/TIMESTAMP). Prints it; --write puts it into docs/testing.md.
 # Keep a CI run's times first: cp -r results/.ci/TIMESTAMP docs/runs/tests/
 set -euo pipefail

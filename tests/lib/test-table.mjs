@@ -3,9 +3,9 @@
 // name) and its time in the newest kept run that ran it.
 //   node tests/lib/test-table.mjs LIST TIMES_DIR [--check FILE | --write FILE]
 // LIST (- for stdin): the output of scripts/test.sh --list ("GROUP NAME FILE:LINE" lines).
-// TIMES_DIR: docs/runs/tests, one folder per kept run, each with newest-times.txt
-// ("test NAME SECONDS" and "group NAME SECONDS" lines, scripts/test.sh's
-// TEST_TIMES) and summary.txt (.ci/run's last lines). With no option the
+// TIMES_DIR: docs/runs/tests, one folder per kept run, each with SUITE-times.txt
+// files ("test NAME SECONDS" and "group NAME SECONDS" lines, scripts/test.sh's
+// TEST_TIMES; .ci/run writes newest- and floor-times.txt) and summary.txt (.ci/run's last lines). With no option the
 // table goes to stdout; --check exits 1 naming the first difference from the
 // table in FILE, --write puts it in FILE between the markers.
 import fs from 'node:fs';
@@ -36,9 +36,10 @@ function readTimes(dir) {
   const groups = new Map(); // "run group" -> seconds
   const runs = fs.existsSync(dir) ? fs.readdirSync(dir).filter((d) => /^\d{8}T\d{6}Z$/.test(d)).sort() : [];
   for (const run of runs) { // oldest first: the newest run's figure wins
-    const file = path.join(dir, run, "newest-times.txt");
-    if (!fs.existsSync(file)) continue;
-    for (const row of fs.readFileSync(file, 'utf8').split('\n')) {
+    // Each suite's times (scripts/test.sh's TEST_TIMES), but the floor's: it
+    // re-runs tests of the default tier on the oldest Compose.
+    const files = fs.readdirSync(path.join(dir, run)).filter((f) => f.endsWith('-times.txt') && f !== 'floor-times.txt');
+    for (const row of files.flatMap((f) => fs.readFileSync(path.join(dir, run, f), 'utf8').split('\n'))) {
       const [kind, name, seconds] = row.trim().split(/\s+/);
       if (kind === 'test') times.set(name, { seconds: Number(seconds), run });
       if (kind === 'group') groups.set(`${run} ${name}`, Number(seconds));
