@@ -71,7 +71,7 @@ export function table(listText, timesDir, root = '.') {
     ...rows.map((r) => `| ${r.group} | \`${r.name}\` (${path.basename(r.file)}) | ${r.proves} | ${r.time} |`),
     '',
     `Tests' time summed by tier: ${TIER_ORDER.filter((g) => rows.some((r) => r.group === g))
-      .map((g) => `${g} ${rows.some((r) => r.group === g && times.has(r.name)) ? duration(total(g)) : 'not run yet'} (${rows.filter((r) => r.group === g).length} tests)`).join(', ')}.`,
+      .map((g) => `${g} ${rows.some((r) => r.group === g && times.has(r.name)) ? duration(total(g)) : 'not run yet'} (${rows.filter((r) => r.group === g && times.has(r.name)).length} of ${rows.filter((r) => r.group === g).length} tests timed)`).join(', ')}.`,
   ];
   return lines.join('\n');
 }
