@@ -14,6 +14,9 @@
 #   all     static unit e2e lessons slow: everything but swarm
 #   swarm   the lab on a Swarm of 3 nodes made on this machine (scripts/swarm.sh
 #           practice up, deploy); on demand only
+#   floor   every Compose call form the lab uses, on the newest Compose and on
+#           the floor's (FLOOR_DOCKER_CONFIG, as .ci/run installs it), compared;
+#           on demand only
 # PATTERN, after a GROUP, runs only that group's tests whose name without
 # "test_" (e2e_08_maxconn_sweep_reproduces_the_article) or whose file's name
 # (e2e-closed, from tests/e2e-closed.sh) matches it, an extended regex; the
@@ -42,7 +45,7 @@ source "${LAB_ROOT}/tests/assert.sh"
 
 readonly GROUPS_DEFAULT=(static unit e2e)
 readonly GROUPS_ALL=(static unit e2e lessons slow)
-readonly GROUPS_ON_DEMAND=(swarm)
+readonly GROUPS_ON_DEMAND=(swarm floor)
 # A group whose tests live in another group's files and share its setup,
 # helpers and teardown: lessons and slow are e2e tests outside the default tier.
 declare -A GROUP_BASE=([lessons]=e2e [slow]=e2e)
@@ -218,7 +221,7 @@ main() {
         for a in "${GROUPS_ALL[@]}"; do [[ -v "patterns[${a}]" ]] || groups+=("${a}"); patterns[${a}]=""; done
         after_all=1
         ;;
-      static|unit|e2e|lessons|slow|swarm)
+      static|unit|e2e|lessons|slow|swarm|floor)
         [[ -v "patterns[${g}]" ]] || groups+=("${g}") # named twice: run once
         patterns[${g}]="" after_all=0
         ;;

@@ -31,7 +31,7 @@ test_static_every_scenario_and_lesson_keeps_a_tier() {
 
 # The tier words: one line for a bad group or a PATTERN after all, nothing run.
 test_static_tier_words_refuse_bad_input_with_one_line() {
-  assert_fails_with "^test: unknown test group 'nope': use any of static unit e2e lessons slow swarm all" \
+  assert_fails_with "^test: unknown test group 'nope': use any of static unit e2e lessons slow swarm floor all" \
     "${LAB_ROOT}/scripts/test.sh" nope
   assert_fails_with "^test: a PATTERN follows a group, not all: name the group" "${LAB_ROOT}/scripts/test.sh" all stack
   assert_fails_with "^test: unknown test group 'nope' after --list" "${LAB_ROOT}/scripts/test.sh" --list nope

@@ -13,7 +13,7 @@ import path from 'node:path';
 
 const BEGIN = '<!-- test-table: made by scripts/test-table.sh from scripts/test.sh --list and docs/runs/tests; do not edit -->';
 const END = '<!-- /test-table -->';
-const TIER_ORDER = ['static', 'unit', 'e2e', 'lessons', 'slow', 'swarm'];
+const TIER_ORDER = ['static', 'unit', 'e2e', 'lessons', 'slow', 'floor', 'swarm'];
 
 // commentAbove LINES LINE: the block of "#" lines right above LINE (for a
 // test made by eval in a loop, the block above that loop), as one string.
