@@ -305,6 +305,8 @@ take_lab_state() {
   # shellcheck disable=SC2154 # read_env sets saved_NAME
   lab_touched="${saved_lab_touched}" applied_env="${saved_applied_env}" \
     original_scale="${saved_original_scale}" somaxconn="${saved_somaxconn}" run_accepted=1
+  # The containers found by Compose's labels, as the runner did (no cache).
+  LAB_PROJECT="${saved_project:-}"
   [[ ! -f "${run_dir}/run.env" ]] || read_run_env
 }
 

@@ -27,6 +27,23 @@ assert_fails_with() {
   [[ "${err}" =~ ${regex} ]] || fail "'$*' stderr does not match /${regex}/: ${err}"
 }
 
+# ports_free WHO [PORT...]: the group's host ports (or PORTs), once its own
+# containers are gone, answer nobody; else one line naming who holds the
+# first taken one. WHO names the group in that line.
+# Two test sessions on one Docker (two clones' CI at once) once failed 18
+# tests with "port is already allocated" instead of this line.
+ports_free() {
+  local who="$1" port holder
+  shift
+  [[ $# -gt 0 ]] || set -- "${HAPROXY_HTTP_PORT}" "${HAPROXY_HTTPS_PORT}" "${HAPROXY_STATS_PORT}" "${HAPROXY_METRICS_PORT}" "${PROMETHEUS_PORT}"
+  for port in "$@"; do
+    (exec 3<>"/dev/tcp/127.0.0.1/${port}") 2>/dev/null || continue
+    holder=$(docker ps --filter "publish=${port}" --format '{{.Names}}' 2>/dev/null | paste -sd, -)
+    echo "${who}: 127.0.0.1:${port} is taken by ${holder:-a process on this host, not a container} (another ${who} session on this Docker?): let it end or stop it, then rerun" >&2
+    return 1
+  done
+}
+
 # in_image VAR ARGS...: docker run --rm the image named VAR in the env files,
 # with the repository mounted read-only at /lab, no network.
 in_image() {

@@ -22,11 +22,11 @@ test_e2e_01c_a_taken_test_port_is_named() {
   docker run -d --rm --name "${holder}" -p "127.0.0.1:${port}:8000" "$(env_value NODE_IMAGE)" \
     node -e 'require("node:net").createServer().listen(8000)' >/dev/null
   wait_for 20 "the holder listening on ${port}" bash -c "exec 3<>/dev/tcp/127.0.0.1/${port}" 2>/dev/null || true
-  out=$(e2e_ports_free "${port}" 2>&1) || rc=$?
+  out=$(ports_free e2e "${port}" 2>&1) || rc=$?
   docker rm -f "${holder}" >/dev/null 2>&1 || true
-  assert_eq 1 "${rc}" "e2e_ports_free's exit status with ${port} taken"
-  assert_eq "e2e: 127.0.0.1:${port} is taken by ${holder} (another test session on this Docker?): let it end or stop it, then rerun" "${out}" "its line"
-  e2e_ports_free "${port}" || fail "with the holder gone, e2e_ports_free still finds ${port} taken"
+  assert_eq 1 "${rc}" "ports_free's exit status with ${port} taken"
+  assert_eq "e2e: 127.0.0.1:${port} is taken by ${holder} (another e2e session on this Docker?): let it end or stop it, then rerun" "${out}" "its line"
+  ports_free e2e "${port}" || fail "with the holder gone, ports_free still finds ${port} taken"
 }
 
 # slow_up N: backend-slow at N replicas, each seen UP by HAProxy.

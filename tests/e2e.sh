@@ -28,28 +28,12 @@ e2e_setup() {
   e2e_env
   e2e_started=1
   compose --profile '*' down -v --remove-orphans --timeout 5 >/dev/null 2>&1 || true
-  e2e_ports_free || return 1
+  ports_free e2e || return 1
   # The session starts with an empty Prometheus (down -v): data from here on,
   # and the runs made from here on (their folders are named by UTC time).
   # shellcheck disable=SC2034 # read by tests/e2e-dashboards.sh
   E2E_STARTED_MS=$(($(date +%s%N) / 1000000))
   E2E_STARTED_RUN=$(date -u +%Y%m%dT%H%M%SZ)
-}
-
-# e2e_ports_free [PORT...]: the test project's host ports (or PORTs), once its
-# own containers are gone, answer nobody; else one line naming who holds the
-# first taken one.
-# Two test sessions on one Docker (two clones' CI at once) once failed 18
-# tests with "port is already allocated" instead of this line.
-e2e_ports_free() {
-  local port holder
-  [[ $# -gt 0 ]] || set -- "${HAPROXY_HTTP_PORT}" "${HAPROXY_HTTPS_PORT}" "${HAPROXY_STATS_PORT}" "${HAPROXY_METRICS_PORT}" "${PROMETHEUS_PORT}"
-  for port in "$@"; do
-    (exec 3<>"/dev/tcp/127.0.0.1/${port}") 2>/dev/null || continue
-    holder=$(docker ps --filter "publish=${port}" --format '{{.Names}}' 2>/dev/null | paste -sd, -)
-    echo "e2e: 127.0.0.1:${port} is taken by ${holder:-a process on this host, not a container} (another test session on this Docker?): let it end or stop it, then rerun" >&2
-    return 1
-  done
 }
 
 e2e_teardown() {

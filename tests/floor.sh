@@ -109,7 +109,7 @@ floor_setup() {
   floor_started=1
   floor_dir=$(mktemp -d)
   compose --profile '*' down -v --remove-orphans --timeout 5 >/dev/null 2>&1 || true
-  floor_ports_free || return 1
+  ports_free floor || return 1
   log "floor: Compose ${floor_newest_version} (docker compose) against the floor ${floor_floor_version} (${FLOOR_DOCKER_CONFIG})"
 }
 
@@ -121,18 +121,6 @@ floor_teardown() {
   compose --profile '*' down -v --remove-orphans --timeout 5 >/dev/null 2>&1 || true
   remove_probes
   rm -rf "${floor_dir}"
-}
-
-# floor_ports_free: the group's host ports, once its own containers are gone,
-# answer nobody; else one line naming who holds the first taken one.
-floor_ports_free() {
-  local port holder
-  for port in "${HAPROXY_HTTP_PORT}" "${HAPROXY_HTTPS_PORT}" "${HAPROXY_STATS_PORT}" "${HAPROXY_METRICS_PORT}" "${PROMETHEUS_PORT}"; do
-    (exec 3<>"/dev/tcp/127.0.0.1/${port}") 2>/dev/null || continue
-    holder=$(docker ps --filter "publish=${port}" --format '{{.Names}}' 2>/dev/null | paste -sd, -)
-    echo "floor: 127.0.0.1:${port} is taken by ${holder:-a process on this host, not a container} (another floor session on this Docker?): let it end or stop it, then rerun" >&2
-    return 1
-  done
 }
 
 # floor_libs: the runner's libraries, in the test's own shell (each test runs

@@ -5,7 +5,7 @@
 // LIST (- for stdin): the output of scripts/test.sh --list ("GROUP NAME FILE:LINE" lines).
 // TIMES_DIR: docs/runs/tests, one folder per kept run, each with SUITE-times.txt
 // files ("test NAME SECONDS" and "group NAME SECONDS" lines, scripts/test.sh's
-// TEST_TIMES; .ci/run writes newest- and floor-times.txt) and summary.txt (.ci/run's last lines). With no option the
+// TEST_TIMES; .ci/run writes newest- and floor-times.txt, the floor group's) and summary.txt (.ci/run's last lines). With no option the
 // table goes to stdout; --check exits 1 naming the first difference from the
 // table in FILE, --write puts it in FILE between the markers.
 import fs from 'node:fs';
@@ -36,11 +36,13 @@ function readTimes(dir) {
   const groups = new Map(); // "run group" -> seconds
   const runs = fs.existsSync(dir) ? fs.readdirSync(dir).filter((d) => /^\d{8}T\d{6}Z$/.test(d)).sort() : [];
   for (const run of runs) { // oldest first: the newest run's figure wins
-    // Each suite's times (scripts/test.sh's TEST_TIMES), but the floor's: it
-    // re-runs tests of the default tier on the oldest Compose.
-    const files = fs.readdirSync(path.join(dir, run)).filter((f) => f.endsWith('-times.txt') && f !== 'floor-times.txt');
-    for (const row of files.flatMap((f) => fs.readFileSync(path.join(dir, run, f), 'utf8').split('\n'))) {
+    // Each suite's times (scripts/test.sh's TEST_TIMES). In floor-times.txt
+    // only the floor group's own: older runs re-ran default-tier tests there
+    // on the oldest Compose.
+    const files = fs.readdirSync(path.join(dir, run)).filter((f) => f.endsWith('-times.txt'));
+    for (const [file, row] of files.flatMap((f) => fs.readFileSync(path.join(dir, run, f), 'utf8').split('\n').map((r) => [f, r]))) {
       const [kind, name, seconds] = row.trim().split(/\s+/);
+      if (file === 'floor-times.txt' && !name?.startsWith('floor')) continue;
       if (kind === 'test') times.set(name, { seconds: Number(seconds), run });
       if (kind === 'group') groups.set(`${run} ${name}`, Number(seconds));
     }
