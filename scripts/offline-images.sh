@@ -40,7 +40,7 @@ build_base() {
   local base="${BASE_IMAGE_REPO}:${suite}"
   if [[ "${rebuild}" -eq 0 ]] && docker image inspect "${base}" >/dev/null 2>&1; then
     log "base ${base}: cached"
-    return
+    return 0
   fi
   command -v mmdebstrap >/dev/null || die "mmdebstrap not found: apt-get install -y mmdebstrap"
   log "base ${base}: mmdebstrap ${suite} (about a minute)"

@@ -159,6 +159,9 @@ tls_floor() {
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
+  # Nothing here reads the terminal: docker exec -i in a background job
+  # (a Ctrl-C'd run's) would stop on it, leaving HAProxy on the step's config.
+  exec </dev/null
   [[ -n "${run_dir}" ]] || { release_run_lock; exit "${rc}"; }
   stop_runner
   # The runner's cache of container ids: cleanup looks afresh.

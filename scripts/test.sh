@@ -30,7 +30,11 @@
 # --list [GROUP]... prints each test as "GROUP NAME FILE:LINE" and runs nothing
 # (all groups, swarm included, when none is named).
 # TEST_VERBOSE=1 also shows the output of the tests that pass (measurements).
-# TEST_TIMES=FILE appends "group NAME SECONDS" and "test NAME SECONDS" lines.
+# TEST_TIMES=FILE appends "group NAME SECONDS" and "test NAME SECONDS" lines,
+# this machine's speed reference before and after the tests ("speed before
+# US", "speed after US": the RSA-2048 sign time of openssl speed in HAProxy's
+# image, which varies 2x between days here), and last "result PASSED FAILED
+# SECONDS ARGS...": what a kept run's table in docs/testing.md reads.
 # Ends with the ten slowest tests, then the line "N passed, N failed"; exits
 # non-zero if any test failed, after a line with the command that reruns just
 # the failed ones.
@@ -140,7 +144,7 @@ run_group() {
     failed=$((failed + 1))
     setup_failed[${group}]=1
     echo "  ${group}_setup FAILED: skipping the ${group} tests" >&2
-    return
+    return 0
   fi
   for fn in ${selected[${group}]}; do
     run_test "${fn}"
@@ -202,6 +206,15 @@ list_tests() {
   shopt -u extdebug
 }
 
+# record_speed before|after: with TEST_TIMES, "speed WHEN US" (sign_times,
+# RSA-2048 sign in microseconds), beside which a run's times are read.
+record_speed() {
+  local times
+  [[ -n "${TEST_TIMES:-}" ]] || return 0
+  times=$(sign_times docker run --rm --network none "$(env_value HAPROXY_IMAGE)") || times=""
+  echo "speed $1 $(sed -n 's/^rsa2048_sign_us=//p' <<<"${times}")" >>"${TEST_TIMES}"
+}
+
 main() {
   local groups=() g a pattern rc after_all=0
   if [[ "${1:-}" == --list ]]; then
@@ -255,11 +268,14 @@ main() {
   log_dir=$(mktemp -d)
   trap cleanup EXIT
   log "images from ${COMPOSE_ENV_FILES:-.env}: $(env_value HAPROXY_IMAGE), $(env_value NODE_IMAGE), $(env_value K6_IMAGE), $(env_value PROMETHEUS_IMAGE)"
+  record_speed before
   for g in "${groups[@]}"; do run_group "${g}"; done
+  record_speed after
   slowest_tests
   if [[ ${failed} -gt 0 ]]; then
     echo "rerun the failures: $(rerun_command "${groups[@]}")"
   fi
+  [[ -z "${TEST_TIMES:-}" ]] || echo "result ${passed} ${failed} ${SECONDS} $*" >>"${TEST_TIMES}"
   echo "${passed} passed, ${failed} failed"
   [[ ${failed} -eq 0 ]]
 }

@@ -36,3 +36,15 @@ test_static_topology_numbers_only_in_the_table() {
   echo "ports of topology.txt: $(printf '%s\n' "${ports[@]}" | sort -u | paste -sd' ' -)"
   assert_eq "" "${found}" "lines of scripts/ that write a topology port (or its hex form) themselves"
 }
+
+# No bare "return" in the scripts: run from an EXIT trap (a Ctrl-C'd run's
+# cleanup), bash gives it the status the script was exiting with, not the
+# last command's (restoring HAProxy's baseline would fail on a success).
+# "return $?" or "return 0" says which.
+test_static_no_bare_return_in_the_scripts() {
+  local found
+  found=$(cd "${LAB_ROOT}" && grep -nE '^[[:space:]]*return[[:space:]]*(;.*)?$' scripts/*.sh scripts/lib/*.sh .ci/run || true)
+  assert_eq "" "${found}" "bare returns (FILE:LINE: write 'return \$?' or 'return 0')"
+  # The check itself finds one.
+  assert_eq "1" "$(printf 'f() {\n  true\n  return\n}\n' | grep -cE '^[[:space:]]*return[[:space:]]*(;.*)?$')" "a bare return in a fixture"
+}

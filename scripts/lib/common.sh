@@ -346,7 +346,7 @@ service_exec() {
     [[ -n "${id}" ]] || { echo "${PROG}: service \"$1\" is not running" >&2; return 1; }
     shift
     docker exec -i "${id}" "$@"
-    return
+    return $?
   fi
   compose exec -T "$@"
 }
@@ -364,7 +364,7 @@ instance_exec() {
     target=$(instance_container "$1") || return 1
     shift
     docker exec -i "${target}" "$@"
-    return
+    return $?
   fi
   shift
   # shellcheck disable=SC2086 # "[--index N] SERVICE", words

@@ -268,7 +268,7 @@ tool_exit_codes() {
   if [[ -n "${LAB_PROJECT}" ]]; then
     lab_ps -a --filter "label=com.docker.compose.service=$(step_value "$1" service)" --format '{{.Names}} {{.Status}}' \
       | sort | awk '{ print (match($0, /Exited \(-?[0-9]+\)/) ? substr($0, RSTART + 8, RLENGTH - 9) : 0) }' | paste -sd, -
-    return
+    return $?
   fi
   compose --profile "$(step_value "$1" profile)" ps -a --format '{{.ExitCode}}' "$(step_value "$1" service)" | paste -sd, -
 }
