@@ -187,6 +187,22 @@ test_unit_scenario_bad_input_is_one_clear_error() {
   assert_eq "${before}" "${after}" "results/ and results/maxconn-sweep/ after bad input"
 }
 
+# scripts/step-cost.sh: bad input and a lab that is not running are one line
+# each, and leave no results/step-cost folder behind.
+test_unit_step_cost_bad_input_is_one_line_and_keeps_nothing() {
+  local before out rc=0
+  before=$(ls "${LAB_ROOT}/results/step-cost" 2>/dev/null || true)
+  assert_fails_with '^step-cost: unknown scenario "nope": try one of .*maxconn-sweep' scripts/step-cost.sh nope
+  assert_fails_with '^scenario: --duration needs a whole number from 1 to 3600 \(got "ten"\)$' \
+    scripts/step-cost.sh maxconn-sweep --duration ten
+  assert_fails_with "^step-cost: --swarm: step-cost times this host's docker calls" scripts/step-cost.sh maxconn-sweep --quick --swarm
+  # The scenario's own line (its output is shown and kept as it runs).
+  out=$(COMPOSE_PROJECT_NAME=haproxy-lab-absent scripts/step-cost.sh maxconn-sweep --quick 2>&1) || rc=$?
+  assert_eq 1 "${rc}" "step-cost's exit status with no lab"
+  assert_match "scenario: the lab is not running \(no haproxy\): start it with scripts/up\.sh" "${out}" "its output with no lab"
+  assert_eq "${before}" "$(ls "${LAB_ROOT}/results/step-cost" 2>/dev/null || true)" "results/step-cost after bad input"
+}
+
 # Below the Compose floor the runner and the suite stop before anything
 # starts, naming the version found and the floor (a docker on PATH that
 # answers "compose version" as Compose 2.20.2 would, the rest passed on).

@@ -40,6 +40,7 @@ import { TOPOLOGY, TOPOLOGY_FILE, containersOf, expandProcesses } from './core/t
 import { DEFAULT_TOOL, LOAD_TOOLS } from './core/loadtools.mjs';
 import { expectedListeners, listenersText } from './plan/listeners.mjs';
 import { compareListeners, parseSs } from './run/sockets.mjs';
+import { costTable, parseCalls } from './run/step-cost.mjs';
 import { StackError, toStack, toolStack } from './swarm/stack.mjs';
 
 const ROOT = process.cwd();
@@ -295,6 +296,13 @@ function stackCommand(args) {
   }
 }
 
+// step-cost LOG: each step's wall time, load tool time and fixed cost, and the
+// docker calls, from scripts/step-cost.sh's log of a run's docker calls.
+function stepCostCommand([log]) {
+  if (!log || !existsSync(log)) throw new UsageError(`step-cost needs the log of a run's docker calls (scripts/step-cost.sh writes it): ${log ? `${log} does not exist` : 'none given'}`);
+  console.log(costTable(parseCalls(readFileSync(log, 'utf8'))));
+}
+
 function main([command, ...args]) {
   switch (command) {
     case 'list': return list();
@@ -304,7 +312,8 @@ function main([command, ...args]) {
     case 'listeners': return listenersCommand(args);
     case 'preflight': return preflightCommand(args);
     case 'stack': return stackCommand(args);
-    default: throw new UsageError(`unknown command "${command ?? ''}": use list, describe, plan, preflight, listeners, report or stack`);
+    case 'step-cost': return stepCostCommand(args);
+    default: throw new UsageError(`unknown command "${command ?? ''}": use list, describe, plan, preflight, listeners, report, stack or step-cost`);
   }
 }
 
