@@ -159,8 +159,8 @@ tls_floor() {
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
-  # Nothing here reads the terminal: docker exec -i in a background job
-  # (a Ctrl-C'd run's) would stop on it, leaving HAProxy on the step's config.
+  # Nothing here reads the terminal: the docker exec -i calls putting the
+  # baseline back would otherwise take what the user types.
   exec </dev/null
   [[ -n "${run_dir}" ]] || { release_run_lock; exit "${rc}"; }
   stop_runner
