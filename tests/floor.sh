@@ -8,7 +8,6 @@
 # certificates' one-shot job) is checked on the floor. Its own compose project
 # and ports, so a running lab and an e2e session are left alone.
 
-FLOOR_DOCKER_CONFIG="${FLOOR_DOCKER_CONFIG:-${HOME}/.docker-compose-floor}"
 floor_started=0
 floor_dir=""
 # The version each side reports (floor_setup).

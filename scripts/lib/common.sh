@@ -64,6 +64,9 @@ cd "${LAB_ROOT}" || exit 1
 # Compose's and Docker's output on it). Older ones lack COMPOSE_ENV_FILES
 # (docker/compose#11061), which the offline images rely on.
 readonly COMPOSE_FLOOR=2.26.1
+# Where the floor's plugin lives, a DOCKER_CONFIG of its own (.ci/run
+# installs it there; the floor group, tests/floor.sh, compares it).
+FLOOR_DOCKER_CONFIG="${FLOOR_DOCKER_CONFIG:-${HOME}/.docker-compose-floor}"
 readonly COMPOSE_FLOOR_FIX="install a newer Compose v2 plugin: Docker's docker-compose-plugin package (https://docs.docker.com/compose/install/linux/), Debian 13's docker-compose, or update Docker Desktop"
 
 # compose_version: the version of 'docker compose' as MAJOR.MINOR.PATCH
