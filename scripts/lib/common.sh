@@ -393,7 +393,7 @@ readonly PROBE_FOUND_RE='^([^ ]+) [a-z]+ [^ ]+ true$'
 # by the container's id and start time: a restarted HAProxy has a new
 # namespace, so a new probe, and the old one is removed behind it.
 instance_probe() {
-  local target key probe cached="" found old
+  local target key probe cached="" found
   # Kept for the time a load is watched (watch_load: HAProxy does not
   # restart then): finding it takes four docker calls, ~150 ms of CPU.
   if [[ -n "${LAB_PROBES[$1]:-}" ]]; then echo "${LAB_PROBES[$1]}"; return 0; fi
@@ -419,23 +419,20 @@ instance_probe() {
       "$(docker inspect -f '{{.Config.Image}}' "${target}")" infinity) || return 1
     # The probes of the container's earlier starts (a restart), removed
     # behind: ~0.3 s a restart off the step's path.
-    (
-      for old in $(docker ps -a --filter "label=haproxy-lab.probe-target=${target}" \
-        --format '{{.ID}} {{.Label "haproxy-lab.probe-of"}}' | awk -v key="${key}" '$2 != key { print $1 }'); do
-        docker rm -f "${old}"
-      done
-    ) >/dev/null 2>&1 &
+    remove_probes "${target}" "${key}" >/dev/null 2>&1 &
   fi
   [[ -z "${LAB_CACHE_DIR}" ]] || echo "${key} ${probe}" >"${LAB_CACHE_DIR}/probe-$1" 2>/dev/null || true
   echo "${probe}"
 }
 
-# remove_probes [TARGET]: the probes of TARGET (a container id), else of
-# every container that no longer runs.
+# remove_probes [TARGET [KEEP]]: the probes of TARGET (a container id) but
+# the one made for its start KEEP (instance_probe's key), else of every
+# container that no longer runs.
 remove_probes() {
   local probe target
   for probe in $(docker ps -aq --filter label=haproxy-lab.probe-target); do
     target=$(docker inspect -f '{{index .Config.Labels "haproxy-lab.probe-target"}}' "${probe}" 2>/dev/null) || continue
+    if [[ -n "${2:-}" && "$(docker inspect -f '{{index .Config.Labels "haproxy-lab.probe-of"}}' "${probe}" 2>/dev/null)" == "$2" ]]; then continue; fi
     if [[ "${target}" == "${1:-}" || "$(docker inspect -f '{{.State.Running}}' "${target}" 2>/dev/null)" != true ]]; then
       docker rm -f "${probe}" >/dev/null 2>&1 || true
     fi
