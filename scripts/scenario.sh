@@ -113,12 +113,15 @@ run_step() {
   local step="$1/step.env"
   log "step $(file_value "${step}" index)/$(file_value "${step}" total) $(file_value "${step}" label)"
   use_compose_env "$(file_prefixed "${step}" compose | paste -sd' ' -)"
+  hold_topology
   apply_config "${run_dir}/$(file_value "${step}" config)" "${scenario}/$(file_value "${step}" id)" \
     "${run_dir}/$(file_value "${step}" listeners)" "$1" "${somaxconn}"
+  hold_probes
   scale "$(file_value "${step}" backends)"
   start_load "$1"
   watch_load "$1"
   finish_load "$1"
+  release_step_lookups
 }
 
 # write_versions: what ran, read off the running lab, into the run folder

@@ -239,8 +239,8 @@ readonly TOPOLOGY_FILE="${LAB_ROOT}/topology.txt"
 # NAME's frontends; each such row says process=K container=NAME (the engine
 # does the same: scripts/lab/core/topology.mjs expandProcesses).
 topology_text() {
-  # Kept for the time a load is watched (step-load.sh watch_load): the
-  # table is read every second there, and each read forks awk a few times.
+  # Kept for a step (step-load.sh hold_topology): read ~30 times a step and
+  # every second of a load, each read forks awk a few times.
   if [[ -n "${LAB_TOPOLOGY_CACHE:-}" ]]; then echo "${LAB_TOPOLOGY_CACHE}"; return 0; fi
   local var n=1
   var=$(awk '{ sub(/#.*/, "") } $1 == "instance" { for (i = 3; i <= NF; i++) if ($i ~ /^processes=/) { print substr($i, 11); exit } }' "${TOPOLOGY_FILE}")
@@ -374,7 +374,7 @@ instance_exec() {
   compose exec -T ${target} "$@"
 }
 
-# A watched load's probes by instance (watch_load fills and empties it).
+# A step's probes by instance (step-load.sh hold_probes fills them).
 declare -A LAB_PROBES=()
 # The lab's Compose project, once a run has read it (compose_project).
 LAB_PROJECT=""
@@ -394,7 +394,7 @@ readonly PROBE_FOUND_RE='^([^ ]+) [a-z]+ [^ ]+ true$'
 # namespace, so a new probe, and the old one is removed behind it.
 instance_probe() {
   local target key probe cached="" found
-  # Kept for the time a load is watched (watch_load: HAProxy does not
+  # Kept for a step's load and readings (hold_probes: HAProxy does not
   # restart then): finding it takes four docker calls, ~150 ms of CPU.
   if [[ -n "${LAB_PROBES[$1]:-}" ]]; then echo "${LAB_PROBES[$1]}"; return 0; fi
   target=$(instance_container "$1") || return 1
@@ -411,7 +411,7 @@ instance_probe() {
       return 0
     fi
   fi
-  key="${target}@$(docker inspect -f '{{.State.StartedAt}}' "${target}")"
+  key=$(container_start_key "${target}") || return 1
   probe=$(docker ps -q --filter "label=haproxy-lab.probe-of=${key}" | head -n 1)
   if [[ -z "${probe}" ]]; then
     probe=$(docker run -d --rm --network "container:${target}" --label "haproxy-lab.probe-of=${key}" \
@@ -425,18 +425,27 @@ instance_probe() {
   echo "${probe}"
 }
 
+# container_start_key ID: "ID@STARTED": ID's container as it runs now (a
+# restart changes it), what a probe and a kept ss reading belong to.
+container_start_key() {
+  local started
+  started=$(docker inspect -f '{{.State.StartedAt}}' "$1" 2>/dev/null) && [[ -n "${started}" ]] || return 1
+  echo "$1@${started}"
+}
+
 # remove_probes [TARGET [KEEP]]: the probes of TARGET (a container id) but
 # the one made for its start KEEP (instance_probe's key), else of every
 # container that no longer runs.
 remove_probes() {
-  local probe target
-  for probe in $(docker ps -aq --filter label=haproxy-lab.probe-target); do
-    target=$(docker inspect -f '{{index .Config.Labels "haproxy-lab.probe-target"}}' "${probe}" 2>/dev/null) || continue
-    if [[ -n "${2:-}" && "$(docker inspect -f '{{index .Config.Labels "haproxy-lab.probe-of"}}' "${probe}" 2>/dev/null)" == "$2" ]]; then continue; fi
-    if [[ "${target}" == "${1:-}" || "$(docker inspect -f '{{.State.Running}}' "${target}" 2>/dev/null)" != true ]]; then
-      docker rm -f "${probe}" >/dev/null 2>&1 || true
-    fi
-  done
+  local probe target key running gone=()
+  # Three docker calls in all: this runs behind a step after each restart.
+  running=" $(docker ps -q --no-trunc | xargs) "
+  while read -r probe target key; do
+    [[ -n "${probe}" && ( -z "${2:-}" || "${key}" != "$2" ) ]] || continue
+    if [[ "${target}" == "${1:-}" || "${running}" != *" ${target} "* ]]; then gone+=("${probe}"); fi
+  done < <(docker ps -a --filter label=haproxy-lab.probe-target \
+    --format '{{.ID}} {{.Label "haproxy-lab.probe-target"}} {{.Label "haproxy-lab.probe-of"}}')
+  [[ ${#gone[@]} -eq 0 ]] || docker rm -f "${gone[@]}" >/dev/null 2>&1 || true
 }
 
 # remove_instance_probes: every HAProxy instance's probe (a run's end).
@@ -461,9 +470,11 @@ probe_exec() {
 # a Swarm stack's name.
 compose_project() { compose config 2>/dev/null | sed -n 's/^name: //p'; }
 
-# forget_containers: the run's cached container ids (instance_container)
-# gone: after the runner recreates or restarts HAProxy or scales the lab.
-forget_containers() { [[ -z "${LAB_CACHE_DIR}" ]] || rm -f "${LAB_CACHE_DIR}"/container-*; }
+# forget_containers: the run's cached container and probe ids
+# (instance_container, instance_probe) gone: after the runner recreates or
+# restarts HAProxy or scales the lab. (A probe kept would be checked, and
+# after a restart found stale: a docker call for nothing.)
+forget_containers() { [[ -z "${LAB_CACHE_DIR}" ]] || rm -f "${LAB_CACHE_DIR}"/container-* "${LAB_CACHE_DIR}"/probe-*; }
 
 # instance_container INSTANCE: the id of INSTANCE's container (a stopped one too).
 instance_container() {
@@ -567,8 +578,11 @@ instance_log() {
 }
 
 # haproxy_servers BACKEND [INSTANCE]: "name status address" per server, from "show stat".
-haproxy_servers() {
-  haproxy_cli "show stat" "${2:-}" | awk -F, -v be="$1" '
+haproxy_servers() { haproxy_cli "show stat" "${2:-}" | servers_in_stat "$1"; }
+
+# servers_in_stat BACKEND: the same, from a "show stat" answer on stdin.
+servers_in_stat() {
+  awk -F, -v be="$1" '
     NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     $1 == be && $2 != "BACKEND" && $2 != "FRONTEND" {
       print $2, $col["status"], ($col["addr"] == "" ? "-" : $col["addr"])
@@ -604,20 +618,28 @@ haproxy_on_baseline() {
 # every HAProxy instance.
 haproxy_stat_sum() {
   local container
-  for container in $(haproxy_containers); do processes_cli "show stat" "${container}"; done \
-    | awk -F, -v px="^($1)\$" -v sv="$2" -v column="$3" '
-      /^# / { for (i = 1; i <= NF; i++) col[$i] = i; next }
-      $1 ~ px && $2 == sv { n += $col[column] }
-      END { print n + 0 }'
+  for container in $(haproxy_containers); do processes_cli "show stat" "${container}"; done | stat_sum "$@"
 }
 
-# servers_up BACKEND N: every HAProxy instance sees exactly N servers of
-# BACKEND UP, each with an address.
+# stat_sum PROXY_REGEX SVNAME COLUMN: the same over "show stat" answers on stdin.
+stat_sum() {
+  awk -F, -v px="^($1)\$" -v sv="$2" -v column="$3" '
+    /^# / { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $1 ~ px && $2 == sv { n += $col[column] }
+    END { print n + 0 }'
+}
+
+# servers_up BACKEND N [BACKEND N ...]: every HAProxy instance sees exactly
+# N servers of each BACKEND UP, each with an address (one "show stat" an
+# instance).
 servers_up() {
-  local servers instance
+  local stat servers instance i want=("$@")
   for instance in $(haproxy_instances); do
-    servers=$(haproxy_servers "$1" "${instance}")
-    [[ $(grep -c ' UP [0-9]' <<<"${servers}") -eq $2 && $(grep -c ' UP' <<<"${servers}") -eq $2 ]] || return 1
+    stat=$(haproxy_cli "show stat" "${instance}") || stat=""
+    for ((i = 0; i + 1 < ${#want[@]}; i += 2)); do
+      servers=$(servers_in_stat "${want[i]}" <<<"${stat}")
+      [[ $(grep -c ' UP [0-9]' <<<"${servers}") -eq ${want[i + 1]} && $(grep -c ' UP' <<<"${servers}") -eq ${want[i + 1]} ]] || return 1
+    done
   done
 }
 
@@ -777,16 +799,19 @@ host_limits() {
 }
 
 # kernel_memory FILE: the Docker host's kernel's own memory (a Linux host or
-# Docker Desktop's VM, seen from a container on the host network): slab
-# (socket, inode and dentry objects), TCP's buffers (sockstat's "mem", in
-# pages, for every network namespace) and the TCP sockets in use, NAME=value
+# Docker Desktop's VM): slab (socket, inode and dentry objects), TCP's
+# buffers (sockstat's "mem", in pages) and sockets allocated, NAME=value
 # lines read before a step and mid-hold (the engine takes the difference).
+# Read through the first HAProxy container's probe: /proc/meminfo and these
+# two sockstat fields are the kernel's whichever network namespace reads
+# them, and a docker exec (~0.1 s) replaces a container of its own (~0.4 s,
+# before every step and in the middle of its load).
 kernel_memory() {
-  # shellcheck disable=SC2016 # expanded by the container's shell
-  docker run --rm --network host "$(env_value NODE_IMAGE)" sh -c '
+  # shellcheck disable=SC2016 # expanded by the probe's shell
+  probe_exec "$(haproxy_containers | head -n 1)" sh -c '
     echo "# the Docker host kernel'"'"'s memory (scripts/lib/common.sh kernel_memory)"
     awk "/^(Slab|SUnreclaim|MemAvailable):/ { sub(/:/, \"\", \$1); printf \"%s_bytes=%.0f\n\", tolower(\$1), \$2 * 1024 }" /proc/meminfo
-    awk "\$1 == \"TCP:\" { for (i = 2; i < NF; i += 2) printf \"tcp_%s=%s\n\", \$i, \$(i + 1) }" /proc/net/sockstat
+    awk "\$1 == \"TCP:\" { for (i = 2; i < NF; i += 2) if (\$i == \"alloc\" || \$i == \"mem\") printf \"tcp_%s=%s\n\", \$i, \$(i + 1) }" /proc/net/sockstat
     awk "/^KernelPageSize:/ { print \"page_size=\" \$2 * 1024; exit }" /proc/self/smaps' >"$1" 2>/dev/null || true
 }
 

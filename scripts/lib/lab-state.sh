@@ -42,22 +42,25 @@ quiet() {
 }
 
 # netprobe_image: the image with ss (compose builds it on first use, as
-# "docker compose --profile tools run netprobe" would).
+# "docker compose --profile tools run netprobe" would), once a process
+# (netprobe_found): it is looked for at every ss reading.
 netprobe_image() {
   local image
   image=$(env_value NETPROBE_IMAGE)
   docker image inspect "${image}" >/dev/null 2>&1 || compose --profile tools build -q netprobe >/dev/null 2>&1 || return 1
   echo "${image}"
 }
+netprobe_found=""
 
 # listening_sockets INSTANCE FILE: `ss -ltn` in INSTANCE's network namespace
 # (the real backlog and accept queue of every listening socket), raw, into FILE.
 listening_sockets() {
-  local errors image id
+  local errors id
   # Explicit return values throughout: called from the EXIT trap, a bare
   # "return" would return the status the script exited with.
-  if image=$(netprobe_image) && id=$(instance_container "$1") \
-    && errors=$(docker run --rm --network "container:${id}" "${image}" -ltn 2>&1 >"$2"); then
+  [[ -n "${netprobe_found}" ]] || netprobe_found=$(netprobe_image) || netprobe_found=""
+  if [[ -n "${netprobe_found}" ]] && id=$(instance_container "$1") \
+    && errors=$(docker run --rm --network "container:${id}" "${netprobe_found}" -ltn 2>&1 >"$2"); then
     return 0
   fi
   echo "${errors:-}" >&2
@@ -124,10 +127,9 @@ lab_reloads=0
 # remember_sockets INSTANCE FILE: in a run (LAB_CACHE_DIR), FILE is ss's view
 # of INSTANCE's container as it runs now ("ID@STARTED FILE").
 remember_sockets() {
-  local id started
-  [[ -n "${LAB_CACHE_DIR}" ]] && id=$(instance_container "$1") \
-    && started=$(docker inspect -f '{{.State.StartedAt}}' "${id}" 2>/dev/null) && [[ -n "${started}" ]] || return 0
-  echo "${id}@${started} $2" >"${LAB_CACHE_DIR}/sockets-$1" 2>/dev/null || true
+  local id key
+  [[ -n "${LAB_CACHE_DIR}" ]] && id=$(instance_container "$1") && key=$(container_start_key "${id}") || return 0
+  echo "${key} $2" >"${LAB_CACHE_DIR}/sockets-$1" 2>/dev/null || true
 }
 
 # sockets_read_before INSTANCE FILE: the last ss view remember_sockets kept
@@ -138,7 +140,7 @@ sockets_read_before() {
   local kept file id
   [[ -n "${LAB_CACHE_DIR}" ]] && read -r kept file 2>/dev/null <"${LAB_CACHE_DIR}/sockets-$1" && [[ -s "${file}" ]] || return 1
   id=$(instance_container "$1") || return 1
-  [[ "${kept}" == "${id}@$(docker inspect -f '{{.State.StartedAt}}' "${id}" 2>/dev/null || echo none)" ]] || return 1
+  [[ "${kept}" == "$(container_start_key "${id}" || echo none)" ]] || return 1
   cp "${file}" "$2"
 }
 
@@ -240,7 +242,7 @@ restore_baseline() {
 # redeploy on a Swarm), may not have found them yet (a Swarm run's first
 # request once met be_slow with no server: 503).
 scale() {
-  local args=() pairs pair svc n output
+  local args=() pairs pair output want=()
   IFS=',' read -r -a pairs <<<"$1"
   for pair in "${pairs[@]}"; do
     [[ -n "${pair}" ]] && args+=(--scale "${pair}")
@@ -255,10 +257,10 @@ scale() {
     forget_containers
   fi
   for pair in "${pairs[@]}"; do
-    svc="${pair%=*}" n="${pair#*=}"
-    wait_for 30 "${n} ${svc} servers UP in HAProxy" servers_up "$(topology_value backend "${svc}" proxy)" "${n}" \
-      || die "HAProxy does not see ${n} ${svc} replicas UP"
+    [[ -z "${pair}" ]] || want+=("$(topology_value backend "${pair%=*}" proxy)" "${pair#*=}")
   done
+  wait_for 30 "HAProxy to see the backends' servers UP (${1//,/, })" servers_up "${want[@]}" \
+    || die "HAProxy does not see the backends' replicas UP (${1//,/, })"
 }
 
 sort_pairs() { tr ',' '\n' <<<"$1" | sort | paste -sd, -; }

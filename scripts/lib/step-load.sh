@@ -43,9 +43,16 @@ annotate() {
 # step_tags DIR: the step's annotation tags.
 step_tags() { echo "\"haproxy-lab\",\"$(run_value "$1" scenario)\",\"$(step_value "$1" id)\""; }
 
-# hits_so_far: 2xx answers of every backend (every instance) since the step's
-# reload. (0 while HAProxy is down, e.g. OOM-killed.)
-hits_so_far() { haproxy_stat_sum 'be_.*' BACKEND hrsp_2xx 2>/dev/null || true; }
+# hits_so_far [DIR]: 2xx answers of every backend (every instance) since the
+# step's reload, read now, or from the "show stat" answers step_evidence kept
+# in DIR. (0 while HAProxy is down, e.g. OOM-killed.)
+hits_so_far() {
+  if [[ -n "${1:-}" ]]; then
+    cat "$1"/*-stat.csv 2>/dev/null | stat_sum 'be_.*' BACKEND hrsp_2xx
+    return $?
+  fi
+  haproxy_stat_sum 'be_.*' BACKEND hrsp_2xx 2>/dev/null || true
+}
 
 # progress STEP SECONDS_LEFT|done HITS: one line rewritten in place on a
 # terminal; in a log (CI), a line every 10 s.
@@ -198,11 +205,28 @@ idle_cpu() {
   sleep "${seconds}"
 }
 
+# What a step finds once, not at each reading, until release_step_lookups:
+# hold_topology: the topology, once the step's settings are in force (a
+# setting may name its process count); read ~30 times a step, ~20 ms each.
+# hold_probes: each HAProxy container's probe, once its config is in force:
+# from the readings before the load to those after it, the runner neither
+# restarts HAProxy nor changes its settings. Checked at every reading, they
+# cost ~10 docker calls a step, and every second of a load with many
+# processes.
+hold_topology() { LAB_TOPOLOGY_CACHE=$(topology_text); }
+hold_probes() {
+  local instance
+  for instance in $(haproxy_containers); do LAB_PROBES[${instance}]=$(instance_probe "${instance}" 2>/dev/null) || true; done
+}
+release_step_lookups() { LAB_TOPOLOGY_CACHE="" LAB_PROBES=(); }
+
 # start_load DIR: the step's load tool, scaled to its replicas, with the
 # step's load environment; the evidence "before" into DIR, and DIR/started.env.
 start_load() {
-  local instance env_lines service profiles readers=() reader
+  local instance env_lines service profiles readers=() reader LAB_CONTAINERS
   mapfile -t profiles < <(load_profile_args "$1")
+  # The same containers run until the tool starts: found once for the readings.
+  LAB_CONTAINERS=$(lab_containers "${profiles[@]}")
   # The readings before the load, side by side and beside the idle CPU
   # reading (each a docker call of its own): none adds to a container's CPU.
   for instance in $(haproxy_containers); do
@@ -213,6 +237,9 @@ start_load() {
   readers+=($!)
   kernel_memory "$1/kernel-before.env" &
   readers+=($!)
+  # Answers before the load (the previous step's leftovers) are not this step's.
+  hits_so_far >"$1/.hits-before" &
+  readers+=($!)
   idle_cpu "$1"
   for reader in "${readers[@]}"; do wait "${reader}" || die "could not read the evidence before step $(step_value "$1" index): HAProxy's kernel counters, memory (above)"; done
   container_cpu "$1/cpu-before.txt" "${profiles[@]}"
@@ -220,9 +247,9 @@ start_load() {
     echo "# when step $(step_value "$1" index) started (scripts/lib/step-load.sh start_load)"
     echo "started_at_ms=$(now_ms)"
     echo "since=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    # Answers before the load (the previous step's leftovers) are not this step's.
-    echo "hits_before=$(hits_so_far)"
+    echo "hits_before=$(cat "$1/.hits-before")"
   } >"$1/started.env"
+  rm -f "$1/.hits-before"
   annotate "$(run_value "$1" scenario) step $(step_value "$1" index)/$(step_value "$1" total): $(step_value "$1" label)" "$(step_tags "$1")"
   env_lines=$(step_load_env "$1")
   service=$(step_value "$1" service)
@@ -296,22 +323,21 @@ tool_finished() {
 # each instance's own view beside it.
 watch_load() {
   local started=${SECONDS} instance conns seconds sample_at title hits_before profiles peak="" cpu=""
-  local hits waiter LAB_TOPOLOGY_CACHE LAB_CONTAINERS
+  local hits waiter LAB_CONTAINERS
   seconds=$(step_value "$1" seconds) sample_at=$(step_value "$1" sample_at)
   title="$(step_value "$1" index)/$(step_value "$1" total) $(step_value "$1" label)"
   hits_before=$(started_value "$1" hits_before)
   mapfile -t profiles < <(load_profile_args "$1")
   for instance in $(haproxy_instances); do echo "t haproxy_conns backend_conns accept_queue cum_req at_ms" >"$1/${instance}-samples.txt"; done
-  # What every second reads, found once: the topology, HAProxy's probes, the
-  # containers and the load tool's. Found on every pass, compose and docker
-  # calls cost 1.7 CPU-seconds a pass with 27 HAProxy processes (measured
-  # machine-wide), taken from the load on 2 cores.
-  LAB_TOPOLOGY_CACHE=$(topology_text)
-  for instance in $(haproxy_containers); do LAB_PROBES[${instance}]=$(instance_probe "${instance}" 2>/dev/null) || true; done
-  LAB_CONTAINERS=$(lab_containers "${profiles[@]}")
+  # What every second reads, found once: the containers and the load tool's
+  # (the topology and HAProxy's probes: hold_topology, hold_probes). Found
+  # on every pass, compose and docker calls cost 1.7 CPU-seconds a pass with
+  # 27 HAProxy processes (measured machine-wide), taken from the load on 2
+  # cores.
   # Until every replica of the load tool has ended.
   wait_tool_ended "$1" &
   waiter=$!
+  LAB_CONTAINERS=$(lab_containers "${profiles[@]}")
   start_samplers "$1" "$(now_ms)"
   while kill -0 "${waiter}" 2>/dev/null; do
     read -r conns hits <<<"$(progress_totals "$1")"
@@ -329,14 +355,18 @@ watch_load() {
       (close_sampler_fds; peak_snapshot "$1" "${profiles[@]}") &
       peak=$!
     fi
-    sleep 1
+    # A second, cut short when the load ends: a whole second's sleep cost
+    # each step half a second on average.
+    for _ in 1 2 3 4 5; do
+      kill -0 "${waiter}" 2>/dev/null || break
+      sleep 0.2
+    done
   done
   wait "${waiter}" 2>/dev/null || true
   stop_samplers
   rm -f "$1"/.progress-*
   [[ -z "${peak}" ]] || wait "${peak}" || true
   [[ -z "${cpu}" ]] || wait "${cpu}" || true
-  LAB_PROBES=()
 }
 
 # peak_snapshot DIR [--profile P ...]: every container's memory
@@ -371,9 +401,9 @@ finish_load() {
   title="$(step_value "$1" index)/$(step_value "$1" total) $(step_value "$1" label)"
   mapfile -t profiles < <(load_profile_args "$1")
   container_cpu "$1/cpu-after.txt" "${profiles[@]}"
-  progress "${title}" "done" "$(($(hits_so_far) - hits_before))"
   ended_ms=$(now_ms)
   step_evidence "$1" "$(started_value "$1" since)"
+  progress "${title}" "done" "$(($(hits_so_far "$1") - hits_before))"
   {
     echo "# how step $(step_value "$1" index) ended (scripts/scenario.sh); read by scripts/lab/evidence/run.mjs"
     echo "started_at_ms=${started_ms}"
@@ -390,16 +420,17 @@ finish_load() {
 # the log lines it wrote during the step (only abnormal ones: dontlog-normal),
 # e.g. SD aborts, into DIR/INSTANCE-*.
 step_evidence() {
-  local instance readers=()
+  local instance readers=() command file
   # The runtime API's answers, the kernel's and the log side by side: each
-  # is a docker call of its own.
-  for instance in $(haproxy_instances); do
-    haproxy_cli "show info" "${instance}" >"$1/${instance}-info.txt" 2>/dev/null || true
-    haproxy_cli "show stat" "${instance}" >"$1/${instance}-stat.csv" 2>/dev/null || true
-    # Its event loop's counters (loops, poll_io): how much work one wakeup did.
-    haproxy_cli "show activity" "${instance}" >"$1/${instance}-activity.txt" 2>/dev/null || true
-  done &
-  readers+=($!)
+  # is a docker call of its own. "show activity": the event loop's counters
+  # (loops, poll_io), how much work one wakeup did.
+  for command in "info info.txt" "stat stat.csv" "activity activity.txt"; do
+    file=${command#* } command=${command% *}
+    for instance in $(haproxy_instances); do
+      haproxy_cli "show ${command}" "${instance}" >"$1/${instance}-${file}" 2>/dev/null || true
+    done &
+    readers+=($!)
+  done
   # The kernel's and the log: the container's, once (its first process's name).
   for instance in $(haproxy_containers); do
     netstat_of "${instance}" >"$1/${instance}-netstat-after.txt" 2>/dev/null || true
