@@ -29,8 +29,12 @@
 # "list" and a scenario's name need no Docker; a scenario's --help and its
 # options are read by the engine in the lab's node image, or on this host's
 # node (20 or later) when the image is not here yet.
+# A closed terminal (SIGHUP) stops it as Ctrl-C does, and what the cleanup
+# says then goes to the run folder's cleanup.log; a second Ctrl-C during the
+# cleanup does not stop it.
 # Exit: 0 done and every verdict passed, 3 a verdict failed, 130 interrupted,
-# 1-2 bad input, a refused target or a broken lab (one line on stderr).
+# 129 the terminal closed, 1-2 bad input, a refused target or a broken lab
+# (one line on stderr).
 set -euo pipefail
 
 PROG="scenario"
@@ -48,6 +52,8 @@ scenario=""
 scenario_args=""
 started_ms=0
 interrupted=0
+# 1 once the terminal has gone (SIGHUP): the cleanup writes to the run folder.
+terminal_gone=0
 # 1 once the run folder holds a run that starts (before: a refusal, removed).
 run_accepted=0
 # The process that runs the scenario (supervise).
@@ -161,7 +167,11 @@ tls_floor() {
 
 cleanup() {
   local rc=$?
-  trap - EXIT INT TERM
+  trap - EXIT
+  # Noted, not obeyed, to the end: a cleanup stopped halfway leaves HAProxy
+  # on a step's config and the load tools running.
+  trap 'interrupted=1' INT TERM
+  trap 'interrupted=1; on_hangup' HUP
   # Nothing here reads the terminal: the docker exec -i calls putting the
   # baseline back would otherwise take what the user types.
   exec </dev/null
@@ -181,30 +191,67 @@ cleanup() {
     release_run_lock
     exit "${rc}"
   fi
-  if [[ ${interrupted} -eq 1 ]]; then
+  if [[ ${terminal_gone} -eq 1 ]]; then
+    echo "interrupted: the terminal closed (SIGHUP)" >"${run_dir}/INCOMPLETE"
+  elif [[ ${interrupted} -eq 1 ]]; then
     echo "interrupted by the user (Ctrl-C or SIGTERM)" >"${run_dir}/INCOMPLETE"
   elif [[ ${rc} -ne 0 && ${rc} -ne 3 ]]; then
     echo "stopped by an error (exit ${rc})" >"${run_dir}/INCOMPLETE"
   fi
   if [[ -f "${run_dir}/INCOMPLETE" ]]; then
-    echo
+    echo || true
     log "stopping: load generators, baseline config, backend scale"
   fi
+  in_own_group put_lab_back
+  if [[ -f "${run_dir}/INCOMPLETE" ]]; then
+    log "partial results kept in ${run_dir#"${LAB_ROOT}/"} (marked INCOMPLETE)"
+    [[ ${interrupted} -eq 0 ]] || rc=130
+    [[ ${terminal_gone} -eq 0 ]] || rc=129
+  fi
+  release_run_lock
+  exit "${rc}"
+}
+
+# put_lab_back: the load tools stopped, HAProxy on its baseline, the
+# services' settings and the backends' scale as they were, the probes gone;
+# an incomplete run's report of what it got.
+put_lab_back() {
   stop_load_tools
   if [[ ${lab_touched} -eq 1 ]]; then
     [[ -z "${applied_env}" ]] || (use_compose_env -) || true
-    restore_baseline "${run_dir}" "${somaxconn}" || echo "${PROG}: could not put HAProxy back on haproxy/haproxy.cfg: run 'docker compose up -d --force-recreate haproxy'" >&2
+    restore_baseline "${run_dir}" "${somaxconn}" \
+      || { echo "${PROG}: could not put HAProxy back on haproxy/haproxy.cfg: run 'docker compose up -d --force-recreate haproxy'" >&2 || true; }
     (scale "${original_scale}") || true
   fi
   # Last: putting the baseline back reads HAProxy through its probe.
   remove_instance_probes || true
   if [[ -f "${run_dir}/INCOMPLETE" ]]; then
     labctl report "${run_dir#"${LAB_ROOT}/"}" --command "scripts/scenario.sh ${scenario_args}" >/dev/null 2>&1 || true
-    log "partial results kept in ${run_dir#"${LAB_ROOT}/"} (marked INCOMPLETE)"
-    [[ ${interrupted} -eq 1 ]] && rc=130
   fi
-  release_run_lock
-  exit "${rc}"
+}
+
+# in_own_group FUNCTION: FUNCTION in a process group of its own, waited for
+# to its end: a terminal's Ctrl-C reaches its foreground group, this shell's,
+# and would stop the docker commands FUNCTION runs.
+in_own_group() {
+  local pid
+  set -m
+  "$1" &
+  pid=$!
+  set +m
+  # A noted signal ends a wait early: wait again while it runs.
+  until wait "${pid}"; do kill -0 "${pid}" 2>/dev/null || break; done
+}
+
+# on_hangup: the terminal has gone: what is left to say goes to the run
+# folder's cleanup.log (a write to a closed terminal can fail).
+on_hangup() {
+  terminal_gone=1
+  if [[ -n "${run_dir}" && -d "${run_dir}" ]]; then
+    exec >>"${run_dir}/cleanup.log" 2>&1
+  else
+    exec >/dev/null 2>&1
+  fi
 }
 
 # new_run_dir: results/SCENARIO/<UTC timestamp>, a new folder (a second run
@@ -272,6 +319,7 @@ main() {
 catch_signals() {
   trap cleanup EXIT
   trap 'interrupted=1' INT TERM
+  trap 'interrupted=1; on_hangup' HUP
 }
 
 # supervise FUNCTION ARGS...: FUNCTION in a process group of its own while

@@ -83,3 +83,63 @@ test_e2e_10a_interrupting_connections_removes_the_holders() {
   assert_eq "backend-fast=1,backend-slow=1" "${scale}" "backend scale after the interrupted run"
   e2e_check interrupted E2E_RUN="${run}"
 }
+
+# scenario_done: no scenario holds this lab's run lock (scripts/lib/common.sh
+# take_run_lock): the runner has put the lab back and ended.
+scenario_done() { [[ ! -L "${LAB_ROOT}/results/.running-${COMPOSE_PROJECT_NAME}" ]]; }
+
+# A closed terminal in the middle of a step (script(1) gives the run a
+# terminal of its own; killing script hangs it up, as a closed SSH session
+# does): the lab put back as after Ctrl-C, the partial results kept and
+# marked, and what the cleanup said in the run folder's cleanup.log.
+test_e2e_10b_a_closed_terminal_restores_the_lab_and_keeps_partial_results() {
+  local before run term pid
+  command -v script >/dev/null || fail "script(1) (util-linux) is needed to give the run a terminal"
+  e2e_up
+  before=$(newest_run maxconn-sweep)
+  term=$(mktemp)
+  script -qfec "scripts/scenario.sh maxconn-sweep --quick" "${term}" </dev/null >/dev/null 2>&1 &
+  pid=$!
+  if ! wait_for 120 "step 2 to start" grep -q "] step 2/" "${term}"; then
+    kill "${pid}" 2>/dev/null || true
+    fail "step 2 did not start within 120 s: $(tail -n 5 "${term}")"
+  fi
+  sleep 4
+  # The terminal's other end gone: the kernel hangs it up (SIGHUP).
+  kill -KILL "${pid}"
+  wait "${pid}" 2>/dev/null || true
+  wait_for 120 "the run to put the lab back and end" scenario_done || fail "the run still holds the lab 120 s after its terminal closed"
+  run=$(newest_run maxconn-sweep)
+  [[ "${run}" != "${before}" ]] || fail "no new maxconn-sweep run folder"
+  assert_eq "interrupted: the terminal closed (SIGHUP)" "$(cat "${LAB_ROOT}/${run}/INCOMPLETE" 2>/dev/null)" "INCOMPLETE of the run whose terminal closed"
+  grep -q "partial results kept in ${run} (marked INCOMPLETE)" "${LAB_ROOT}/${run}/cleanup.log" 2>/dev/null \
+    || fail "the run folder's cleanup.log should say 'partial results kept in ${run} (marked INCOMPLETE)', found: $(cat "${LAB_ROOT}/${run}/cleanup.log" 2>&1)"
+  assert_lab_restored
+}
+
+# Ctrl-C, then Ctrl-C again while the cleanup puts the lab back (each sent to
+# the run's whole process group, as a terminal sends it): the cleanup still
+# runs to its end: the lab put back, the partial results kept, exit 130.
+test_e2e_10c_a_second_ctrl_c_does_not_stop_the_cleanup() {
+  local before run pid rc=0 output
+  e2e_up
+  before=$(newest_run maxconn-sweep)
+  output=$(mktemp)
+  set -m
+  scripts/scenario.sh maxconn-sweep --quick >"${output}" 2>&1 &
+  pid=$!
+  set +m
+  if wait_for 120 "step 2 to start" grep -q "] step 2/" "${output}"; then sleep 4; fi
+  kill -INT -- "-${pid}"
+  wait_for 30 "the cleanup to start" grep -q "stopping: load generators" "${output}" || true
+  sleep 0.5
+  kill -INT -- "-${pid}" 2>/dev/null || true
+  wait "${pid}" || rc=$?
+  cat "${output}"
+  assert_eq 130 "${rc}" "exit code after two Ctrl-C"
+  run=$(newest_run maxconn-sweep)
+  [[ "${run}" != "${before}" ]] || fail "no new maxconn-sweep run folder"
+  assert_eq "interrupted by the user (Ctrl-C or SIGTERM)" "$(cat "${LAB_ROOT}/${run}/INCOMPLETE" 2>/dev/null)" "INCOMPLETE after two Ctrl-C"
+  grep -q "partial results kept in ${run}" "${output}" || fail "the cleanup did not reach its end (no 'partial results kept' line)"
+  assert_lab_restored
+}

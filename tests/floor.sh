@@ -287,7 +287,7 @@ floor_case_config_json() {
   # A file of the lab stands in for the run's CA (labctl reads it).
   compose "${swarm[@]}" --profile hold config --format json \
     | labctl stack --host-root "${LAB_ROOT}" --tool holder --replicas 2 --collector http://collector:7070 \
-      --file "/certs/ca.crt=${LAB_ROOT}/README.md" | cksum | sed 's/^/holder stack file: /'
+      --collector-token 0123456789abcdef0123456789abcdef --file "/certs/ca.crt=${LAB_ROOT}/README.md" | cksum | sed 's/^/holder stack file: /'
 }
 
 # Each ps form, read as the lab reads it.

@@ -66,9 +66,7 @@ test_unit_lessons_one_scenario_at_a_time_on_a_lab() {
   lock="${LAB_ROOT}/results/.running-${project}"
   sleep 60 &
   holder=$!
-  mkdir -p "${lock}"
-  echo "${holder}" >"${lock}/pid"
-  echo "scripts/scenario.sh maxconn-sweep" >"${lock}/command"
+  ln -s "$(run_lock_text "${holder}" "scripts/scenario.sh maxconn-sweep")" "${lock}"
   # shellcheck disable=SC2064 # fixed now
   trap "kill ${holder} 2>/dev/null || true; rm -rf '${lock}'" EXIT
   before=$(ls -A "${LAB_ROOT}/results/maxconn-sweep" 2>/dev/null || true)
@@ -77,16 +75,37 @@ test_unit_lessons_one_scenario_at_a_time_on_a_lab() {
   assert_fails_with "^lesson: a scenario runs on this lab \(pid ${holder}: scripts/scenario.sh maxconn-sweep\): wait for it to end" \
     env COMPOSE_PROJECT_NAME="${project}" "${LAB_ROOT}/scripts/lesson.sh" start 01
   assert_eq "${before}" "$(ls -A "${LAB_ROOT}/results/maxconn-sweep" 2>/dev/null || true)" "results/maxconn-sweep/ after the refusal"
-  assert_eq "${holder}" "$(cat "${lock}/pid")" "the lock's owner after the refusals"
+  assert_eq "${holder}" "$(readlink "${lock}" | cut -d' ' -f1)" "the lock's owner after the refusals"
   # The holder gone: the next run takes the lock over, and gives it back.
   kill "${holder}"
   wait "${holder}" 2>/dev/null || true
   out=$(COMPOSE_PROJECT_NAME="${project}" bash -c 'source "$1/scripts/lib/common.sh"
-    take_run_lock "a test'"'"'s"; echo "$$ $(cat "${RUN_LOCK}/pid")"; release_run_lock
+    take_run_lock "a test'"'"'s"; echo "$$ $(readlink "${RUN_LOCK}" | cut -d" " -f1)"; release_run_lock
     [[ -e "${RUN_LOCK}" ]] && echo "left" || echo "released"' bash "${LAB_ROOT}")
   read -r shell owner <<<"${out}"
   assert_eq "${shell}" "${owner}" "the lock's pid once a new shell took it over (that shell's pid)"
   assert_eq released "$(sed -n 2p <<<"${out}")" "the lock after release_run_lock"
+}
+
+# A stale lock found by four runners at once (its pid names a live process
+# that started at another time: a pid reused, as after a reboot): exactly
+# one takes it over, the other three are refused with the one line, and the
+# lock is gone once its taker ends.
+test_unit_a_stale_lock_is_taken_over_by_one_runner_only() {
+  local project="unit-lock-race-$$" lock out i
+  lock="${LAB_ROOT}/results/.running-${project}"
+  ln -s "$$ Mon_Jan__1_00:00:00_2001 scripts/scenario.sh maxconn-sweep" "${lock}"
+  # shellcheck disable=SC2064 # fixed now
+  trap "rm -rf '${lock}' '${lock}.takeover'" EXIT
+  out=$(for i in 1 2 3 4; do
+    COMPOSE_PROJECT_NAME="${project}" bash -c 'source "$1/scripts/lib/common.sh"
+      PROG=runner take_run_lock "runner $2"; echo "took"; sleep 3; release_run_lock' bash "${LAB_ROOT}" "${i}" 2>&1 &
+  done
+  wait)
+  assert_eq 1 "$(grep -c '^took$' <<<"${out}")" "runners that took the stale lock over (output: ${out//$'\n'/ | })"
+  assert_eq 3 "$(grep -c '^runner: another scenario runs on this lab (pid [0-9]*: runner [1-4]): wait for it to end' <<<"${out}")" \
+    "runners refused with the one line (output: ${out//$'\n'/ | })"
+  [[ ! -e "${lock}" && ! -L "${lock}" ]] || fail "the lock is left after its taker ended: $(readlink "${lock}")"
 }
 
 # Each lesson's measured duration is written once in its "Duration" line;

@@ -23,7 +23,8 @@
 //                             the lab as a Swarm stack file (JSON, on stdout):
 //                             compose config's JSON made into what `docker stack
 //                             deploy` takes (scripts/lab/swarm/stack.mjs)
-//   stack --host-root DIR --tool SERVICE --replicas N --collector URL [--file TARGET=PATH]...
+//   stack --host-root DIR --tool SERVICE --replicas N --collector URL --collector-token HEX
+//         [--file TARGET=PATH]...
 //         < COMPOSE_CONFIG_JSON
 //                             one step's load tool as a stack file of its own
 //                             (a Swarm run of scripts/scenario.sh)
@@ -253,13 +254,14 @@ function report(args) {
   if (!result.ok) process.exitCode = 3;
 }
 
-// stack --tool SERVICE: one step's load tool (toolStack): its replicas and
-// the collector's URL; the variable that numbers the replicas is the tool's
-// (LOAD_TOOLS).
+// stack --tool SERVICE: one step's load tool (toolStack): its replicas, the
+// collector's URL and the run's token for it; the variable that numbers the
+// replicas is the tool's (LOAD_TOOLS).
 function toolOptions(args) {
   const [service, a] = takeFlag(args, '--tool');
   const [replicas, b] = takeFlag(a, '--replicas');
-  let [collector, rest] = takeFlag(b, '--collector');
+  const [collector, c] = takeFlag(b, '--collector');
+  let [collectorToken, rest] = takeFlag(c, '--collector-token');
   const files = {};
   for (let file; ([file, rest] = takeFlag(rest, '--file'))[0] !== undefined;) {
     const [target, path] = file.split('=');
@@ -268,10 +270,10 @@ function toolOptions(args) {
   }
   const tool = Object.values(LOAD_TOOLS).find((t) => t.service === service);
   if (!tool) throw new UsageError(`stack --tool ${service ?? ''}: not a load tool's service (${Object.values(LOAD_TOOLS).map((t) => t.service).join(', ')})`);
-  if (!/^[1-9]\d*$/.test(replicas ?? '') || !/^http:\/\/\S+$/.test(collector ?? '') || rest.length > 0) {
-    throw new UsageError('stack --tool SERVICE needs --replicas N and --collector http://HOST:PORT (and --file TARGET=PATH for each file it reads from HAProxy\'s node)');
+  if (!/^[1-9]\d*$/.test(replicas ?? '') || !/^http:\/\/\S+$/.test(collector ?? '') || !/^[0-9a-f]{32}$/.test(collectorToken ?? '') || rest.length > 0) {
+    throw new UsageError('stack --tool SERVICE needs --replicas N, --collector http://HOST:PORT and --collector-token (32 hex digits) (and --file TARGET=PATH for each file it reads from HAProxy\'s node)');
   }
-  return { service, replicas: Number(replicas), index: tool.index, collector, files };
+  return { service, replicas: Number(replicas), index: tool.index, collector, collectorToken, files };
 }
 
 function stackCommand(args) {

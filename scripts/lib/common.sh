@@ -13,42 +13,60 @@ LAB_GID="${LAB_GID:-$(id -g)}"
 export LAB_UID LAB_GID
 
 die() { echo "${PROG:-lab}: $*" >&2; exit 1; }
-log() { printf '[%s %s] %s\n' "${PROG:-lab}" "$(date +%H:%M:%S)" "$*"; }
+# A log line that cannot be written (a terminal that has gone) stops nothing.
+log() { printf '[%s %s] %s\n' "${PROG:-lab}" "$(date +%H:%M:%S)" "$*" 2>/dev/null || true; }
 
 # One scenario at a time on a lab: two would reconfigure and restart the same
-# HAProxy under each other's load. The lock is a folder (mkdir is atomic, and
-# needs no flock on a Mac) holding the owner's pid and command; a lock whose
-# pid is gone (a killed run) is taken over.
+# HAProxy under each other's load. The lock is a symbolic link (made with
+# its text in one step, by ln -s, which fails when it exists; no flock on a
+# Mac) whose text is the owner's pid, the time that process started, and
+# its command (run_lock_text). A lock whose process is gone, or whose pid
+# now names another process (a reboot, a pid reused), is taken over, by one
+# runner at a time (the takeover folder).
 RUN_LOCK="${LAB_ROOT}/results/.running-${COMPOSE_PROJECT_NAME:-lab}"
 readonly RUN_LOCK
 run_lock_held=0
 
+# process_started PID: when PID started, as ps says (another process that
+# gets the same pid later has another time).
+process_started() { LC_ALL=C TZ=UTC ps -o lstart= -p "$1" 2>/dev/null | sed 's/^ *//; s/ *$//; s/ \{1,\}/_/g'; }
+
+# run_lock_text PID COMMAND: the lock's text for PID running COMMAND.
+run_lock_text() { echo "$1 $(process_started "$1") $2"; }
+
 # running_scenario: "pid N: COMMAND" of the scenario running on this lab, else status 1.
 running_scenario() {
-  local pid
-  pid=$(cat "${RUN_LOCK}/pid" 2>/dev/null) || return 1
-  [[ "${pid}" =~ ^[0-9]+$ ]] && kill -0 "${pid}" 2>/dev/null || return 1
-  echo "pid ${pid}: $(cat "${RUN_LOCK}/command" 2>/dev/null)"
+  local text pid started command
+  text=$(readlink "${RUN_LOCK}" 2>/dev/null) || return 1
+  read -r pid started command <<<"${text}"
+  [[ "${pid}" =~ ^[0-9]+$ && -n "${started}" && "$(process_started "${pid}")" == "${started}" ]] || return 1
+  echo "pid ${pid}: ${command}"
 }
 
 # take_run_lock COMMAND: this shell owns the lab's run lock, or one line and exit 1.
 take_run_lock() {
-  local running
+  local running takeover="${RUN_LOCK}.takeover"
   mkdir -p "${LAB_ROOT}/results"
-  until mkdir "${RUN_LOCK}" 2>/dev/null; do
+  until ln -s "$(run_lock_text "$$" "$1")" "${RUN_LOCK}" 2>/dev/null; do
     running=$(running_scenario) \
       && die "another scenario runs on this lab (${running}): wait for it to end, or stop it (Ctrl-C in its terminal)"
-    rm -rf "${RUN_LOCK}"
+    if mkdir "${takeover}" 2>/dev/null; then
+      # Still a stale lock, not one another runner has just taken?
+      running_scenario >/dev/null || rm -rf "${RUN_LOCK}"
+      rmdir "${takeover}"
+    else
+      # A runner taking over; or one killed while it did, a minute ago.
+      [[ -z "$(find "${takeover}" -maxdepth 0 -mmin +1 2>/dev/null)" ]] || rmdir "${takeover}" 2>/dev/null || true
+      sleep 0.2
+    fi
   done
-  echo "$$" >"${RUN_LOCK}/pid"
-  echo "$1" >"${RUN_LOCK}/command"
   run_lock_held=1
 }
 
 # release_run_lock: the lock gone, if this shell took it.
 release_run_lock() {
   [[ ${run_lock_held} -eq 1 ]] || return 0
-  rm -rf "${RUN_LOCK}"
+  rm -f "${RUN_LOCK}"
   run_lock_held=0
 }
 
@@ -1056,8 +1074,8 @@ container_processes() {
 
 # SOCKETS_SH: bash run in an HAProxy container's probe (instance_probe) that
 # prints "NAME CLIENT SERVER QUEUE CUMREQ HITS AT_MS" for each process NAME
-# of the container: its CurrConns less the frontends' that are not the
-# topology's, stats and metrics (Prometheus's scrapes: a 60-connection level
+# of the container: the connections of the topology's frontends, not of
+# the stats and metrics ones (Prometheus's scrapes: a 60-connection level
 # once read 61) (client side)
 # and the requests it has
 # received so far (CumReq), from its runtime API; the connections waiting in
@@ -1103,20 +1121,22 @@ ask() {
     fi
   done
 }
-# An answer of "show info; show stat -1 3 -1" to "CURRCONNS CUMREQ SERVED
-# HITS": CurrConns less the scur of the frontends not named in clients (the
-# topology frontends), i.e. of the stats and metrics frontends that
-# Prometheus scrapes; CumReq; the scur of the backends that are proxies; the 2xx
-# answers of the be_* backends. "-" for what the answer did not have.
+# An answer of "show info; show stat -1 3 -1" to "CONNS CUMREQ SERVED
+# HITS": the scur of the frontends named in clients (those of the topology:
+# not the stats and metrics frontends Prometheus scrapes, nor the sessions of
+# the runtime API), all from the one "show stat" table; CumReq; the scur of
+# the backends that are proxies; the 2xx answers of the be_* backends. "-"
+# for what the answer did not have. (CurrConns less the scur of the other
+# frontends mixed two readings: a scrape that began between them read as a
+# connection fewer, 59 of 60 held.)
 ANSWER_AWK='"'"'
   BEGIN { conns = cumreq = served = hits = "-" }
-  /^CurrConns: / { sub(/^CurrConns: /, ""); conns = $0 + 0; next }
   /^CumReq: / { sub(/^CumReq: /, ""); cumreq = $0 + 0; next }
   /^# pxname,/ { for (i = 1; i <= NF; i++) if ($i == "hrsp_2xx") column = i; next }
-  $2 == "FRONTEND" && $1 !~ clients { mine += $5 }
+  $2 == "FRONTEND" && $1 ~ clients { conns = conns + $5 }
   $2 == "BACKEND" && $1 ~ proxies { served = served + $5 }
   $2 == "BACKEND" && $1 ~ /^be_/ && column { hits = hits + $column }
-  END { if (conns != "-") conns -= mine; print conns, cumreq, served, hits }'"'"'
+  END { print conns, cumreq, served, hits }'"'"'
 pass() {
   local first=1 fd api conns cumreq served hits full at now server key inuse tw
   if ((host == 1)); then

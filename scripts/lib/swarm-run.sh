@@ -92,17 +92,57 @@ stop_load_tools() {
     timeout 60 docker service scale --detach=false "${services[@]/%/=0}" >/dev/null 2>&1 || true
     docker service rm "${services[@]}" >/dev/null 2>&1 || true
   fi
+  # The run is over: the collector takes nothing more.
+  # shellcheck disable=SC2016 # expanded by the collector's shell
+  service_exec collector sh -c 'rm -f "${COLLECTOR_TOKEN_FILE}"' >/dev/null 2>&1 || true
   [[ -z "${run_dir}" ]] || copy_sent "${run_dir#"${LAB_ROOT}/results/"}"
 }
 
+# collector_token: COLLECTOR_TOKEN, the run's token for the collector (32 hex
+# digits), made and handed to the collector on first use: it keeps only what
+# a replica of this run sends with it (scripts/lab/swarm/collector.mjs).
+collector_token() {
+  [[ -z "${COLLECTOR_TOKEN}" ]] || return 0
+  local token
+  token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+  [[ "${token}" =~ ^[0-9a-f]{32}$ ]] || return 1
+  # shellcheck disable=SC2016 # expanded by the collector's shell
+  echo "${token}" | service_exec collector sh -c \
+    'umask 077 && cat >"${COLLECTOR_TOKEN_FILE}.new" && mv -f "${COLLECTOR_TOKEN_FILE}.new" "${COLLECTOR_TOKEN_FILE}"' || return 1
+  COLLECTOR_TOKEN="${token}"
+}
+COLLECTOR_TOKEN=""
+
 # copy_sent REL: what the replicas sent under REL (a step's folder, or a
-# run's, under results/), copied off the collector into results/, then gone
-# from it.
+# run's, under results/), copied off the collector into results/ (take_sent),
+# then gone from it.
 copy_sent() {
   service_exec collector test -d "/out/$1" 2>/dev/null || return 0
-  service_exec collector tar -C /out -cf - "$1" | tar -xf - -C "${LAB_ROOT}/results" \
+  service_exec collector tar -C /out -cf - "$1" | take_sent "${LAB_ROOT}/results" \
     || echo "${PROG}: could not copy the load tool's files off the collector" >&2
   service_exec collector rm -rf "/out/$1" || true
+}
+
+# take_sent DEST: a tar of what the replicas sent (stdin) unpacked into a
+# staging folder beside DEST, then each regular file moved into DEST where
+# no file is: what the runner wrote (step.env, outcome.env...) is never
+# replaced, and a name refused is said on stderr.
+take_sent() {
+  local staging file status=0
+  staging=$(mktemp -d "$1/.sent-XXXXXX") || return 1
+  if tar -xf - -C "${staging}"; then
+    while IFS= read -r file; do
+      if [[ -e "$1/${file}" || -L "$1/${file}" ]]; then
+        echo "${PROG}: refused ${file} from the collector: the run wrote that file itself" >&2
+      else
+        mkdir -p "$(dirname "$1/${file}")" && mv "${staging}/${file}" "$1/${file}" || status=1
+      fi
+    done < <(cd "${staging}" && find . -type f | sed 's|^\./||' | sort)
+  else
+    status=1
+  fi
+  rm -rf "${staging}"
+  return "${status}"
 }
 
 # instance_container INSTANCE: the id of INSTANCE's container (a stopped one too).
@@ -205,6 +245,7 @@ readings_elsewhere() {
 start_tool() {
   local dir="$1" service file kv
   service=$(step_value "${dir}" service)
+  collector_token || return 1
   file="${dir}/${service}-stack.json"
   # The CA a TLS client trusts, from HAProxy's certificate volume (its node's
   # alone), once a run: a config of the tool's at the path its volume gives.
@@ -213,7 +254,7 @@ start_tool() {
     while IFS= read -r kv; do [[ -z "${kv}" ]] || export "${kv?}"; done <<<"$2"
     compose -f "${LAB_ROOT}/compose.yaml" -f "${LAB_ROOT}/compose.swarm.yaml" --profile "$(step_value "${dir}" profile)" config --format json
   ) | labctl stack --host-root "${LAB_ROOT}" --tool "${service}" --replicas "$(step_value "${dir}" replicas)" \
-    --collector "${COLLECTOR_URL}" --file "${CLIENT_CA}=${run_dir}/ca.crt" >"${file}" || return 1
+    --collector "${COLLECTOR_URL}" --collector-token "${COLLECTOR_TOKEN}" --file "${CLIENT_CA}=${run_dir}/ca.crt" >"${file}" || return 1
   docker stack deploy --detach=true --resolve-image never -c "${file}" "${SWARM_STACK}" >/dev/null
 }
 

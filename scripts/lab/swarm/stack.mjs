@@ -177,7 +177,7 @@ export const SEND_RESULTS = ['/bin/sh', '/loadgen/send-results.sh'];
 const RESULTS_TARGET = '/results';
 
 // toolStack COMPOSE {hostRoot, localRoot, service, replicas, index,
-// collector, files} → a stack file of one load tool's service, for
+// collector, collectorToken, files} → a stack file of one load tool's service, for
 // one step: `docker stack deploy` of it under the lab's stack name adds the
 // service beside the lab's (nothing else is touched without --prune).
 // COMPOSE is compose config's JSON with the tool's profile and the step's
@@ -186,15 +186,15 @@ const RESULTS_TARGET = '/results';
 //     INDEX ({{.Task.Slot}}: 1..N, as compose's container number);
 //   - writes its files in its own container (the checkout's results folder is
 //     on another machine: the writable bind mount of /results becomes a
-//     tmpfs) and sends them to
-//     COLLECTOR (loadgen/send-results.sh before its command: compose's
+//     tmpfs) and sends them to COLLECTOR with the run's token
+//     (COLLECTOR_TOKEN; loadgen/send-results.sh before its command: compose's
 //     entrypoint and command; compose.swarm.yaml names one for a tool whose
 //     image's command would do on one host);
 //   - reads FILES ({TARGET: PATH of a file in the lab}) as configs at TARGET,
 //     in place of a volume mounted at TARGET's folder: a volume is its
 //     node's, and the one the certs job filled (the CA a TLS client trusts)
 //     is HAProxy's node's alone.
-export function toolStack(compose, { hostRoot, localRoot = hostRoot, service, replicas, index, collector, files = {} }) {
+export function toolStack(compose, { hostRoot, localRoot = hostRoot, service, replicas, index, collector, collectorToken, files = {} }) {
   const spec = compose.services?.[service];
   if (!spec) throw new StackError(`${service}: compose config has no such service (its profile not given?)`);
   const lab = spec.volumes ?? [];
@@ -216,7 +216,7 @@ export function toolStack(compose, { hostRoot, localRoot = hostRoot, service, re
   out.entrypoint = [...SEND_RESULTS, ...command];
   // An unset variable (null) would be the deploying shell's: left out.
   const environment = Object.fromEntries(Object.entries(spec.environment ?? {}).filter(([, v]) => v !== null && v !== undefined));
-  out.environment = { ...environment, [index]: '{{.Task.Slot}}', COLLECTOR_URL: collector };
+  out.environment = { ...environment, [index]: '{{.Task.Slot}}', COLLECTOR_URL: collector, COLLECTOR_TOKEN: collectorToken };
   out.deploy = { ...out.deploy, mode: 'replicated', replicas, restart_policy: { condition: 'none' } };
   const used = (out.volumes ?? []).filter((m) => m.type === 'volume').map((m) => m.source);
   return { services: { [service]: out }, networks: stackNetworks(compose), volumes: stackVolumes(compose, used), configs };

@@ -97,13 +97,13 @@ test('a load tool runs N tasks once each, numbered by the task slot, its files s
   const stack = toolStack(compose({ loadgen: tool({ volumes: [
     { type: 'bind', source: `${host}/app`, target: '/loadgen', read_only: true },
     { type: 'bind', source: `${host}/results`, target: '/results' },
-  ] }), haproxy: { image: 'haproxy' } }), { hostRoot: host, localRoot: local, service: 'loadgen', replicas: 3, index: 'LOADGEN_INDEX', collector: 'http://collector:7070' });
+  ] }), haproxy: { image: 'haproxy' } }), { hostRoot: host, localRoot: local, service: 'loadgen', replicas: 3, index: 'LOADGEN_INDEX', collector: 'http://collector:7070', collectorToken: 'T' });
   const s = stack.services.loadgen;
   assert.deepEqual(Object.keys(stack.services), ['loadgen'], 'only the tool: the lab\'s services are left as they run');
   assert.deepEqual(s.deploy, { placement: { constraints: ['node.labels.haproxy-lab.role != haproxy'] }, mode: 'replicated', replicas: 3, restart_policy: { condition: 'none' } });
   assert.deepEqual(s.entrypoint, [...SEND_RESULTS, '/bin/sh', '/loadgen/run.sh', '/loadgen/closed.js'], 'the tool\'s own command after send-results.sh');
   assert.equal(s.command, undefined);
-  assert.deepEqual(s.environment, { TARGET: 'http://haproxy', VUS: '100', LOADGEN_INDEX: '{{.Task.Slot}}', COLLECTOR_URL: 'http://collector:7070' }, 'an unset variable left out');
+  assert.deepEqual(s.environment, { TARGET: 'http://haproxy', VUS: '100', LOADGEN_INDEX: '{{.Task.Slot}}', COLLECTOR_URL: 'http://collector:7070', COLLECTOR_TOKEN: 'T' }, 'an unset variable left out; the run\'s token for the collector');
   assert.equal(s.user, '12345:12345', 'its own user, as on one host');
   assert.deepEqual(s.volumes, [{ type: 'tmpfs', target: '/results' }], 'the results folder is another machine\'s: one in memory, sent');
   assert.equal(s.configs.length, 2, 'its scripts as configs');
