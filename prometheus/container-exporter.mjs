@@ -4,8 +4,12 @@
 //   GET /metrics  container_memory_usage_bytes, container_cpu_usage_seconds_total,
 //                 container_cpu_allowance_cores
 //   GET /healthz
+//   GET /resolve?name=NAME   NAME's IPv4 addresses as this node's resolver
+//                 gives them (on a Swarm's overlay: the embedded DNS, each
+//                 node its own), sorted, one line, "-" for none
 // Importing the file (a test) starts nothing: the server runs only when node
 // runs this file (DOCKER_SOCKET and PORT are read at import).
+import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -155,9 +159,24 @@ export async function metrics() {
   return `${lines.join('\n')}\n`;
 }
 
+// resolved NAME → "ADDR ADDR..." (sorted) or "-".
+export async function resolved(name) {
+  try {
+    const found = await lookup(name, { all: true, family: 4 });
+    return found.map((a) => a.address).sort().join(' ') || '-';
+  } catch {
+    return '-';
+  }
+}
+
 function handle(req, res) {
   if (req.url === '/healthz') {
     res.end('ok');
+    return;
+  }
+  const asked = /^\/resolve\?name=([a-z0-9][a-z0-9_.-]*)$/i.exec(req.url ?? '');
+  if (asked) {
+    resolved(asked[1]).then((text) => res.end(`${text}\n`));
     return;
   }
   if (req.url !== '/metrics') {

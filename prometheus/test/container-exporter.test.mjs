@@ -9,7 +9,7 @@ import path from 'node:path';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'container-exporter-'));
 process.env.DOCKER_SOCKET = path.join(dir, 'docker.sock');
-const { cpuAllowanceCores, cpusetCores, identity, metrics } = await import('../container-exporter.mjs');
+const { cpuAllowanceCores, cpusetCores, identity, metrics, resolved } = await import('../container-exporter.mjs');
 
 test('--cpus 0.5 (NanoCpus) is half a core', () => {
   assert.equal(cpuAllowanceCores({ NanoCpus: 5e8 }, 2), 0.5);
@@ -107,4 +107,9 @@ test('a Swarm task is named STACK-SERVICE-SLOT, its service without the stack pr
   assert.deepEqual(identity(labels('container-exporter', 'haproxy-lab_container-exporter.nodeid9.t1'), 'x'),
     { service: 'container-exporter', container: 'haproxy-lab-container-exporter-nodeid9' }, 'a global task: its node id for a slot');
   assert.deepEqual(identity({ 'com.docker.compose.service': 'haproxy' }, 'lab-haproxy-1'), { service: 'haproxy', container: 'lab-haproxy-1' }, 'compose: as it is');
+});
+
+test('a name is resolved as this node gives it: sorted IPv4 addresses, "-" for none', async () => {
+  assert.equal(await resolved('localhost'), '127.0.0.1');
+  assert.equal(await resolved('no-such-host.invalid'), '-');
 });

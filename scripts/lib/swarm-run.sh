@@ -178,7 +178,34 @@ node_exec() { service_exec collector "$@"; }
 # start_again INSTANCE ID: after HAProxy's hard stop (restart_instance, the
 # live config kept in the volume of compose.swarm.yaml), the new container
 # Swarm starts at once for the task (restart delay 0), on the same node.
-start_again() { wait_for 60 "Swarm to replace HAProxy $1's task" replaced "$1" "$2"; }
+# Then every node's resolver names the new task (the load tools, on the
+# other nodes, find HAProxy by its service's name, one address per task:
+# dnsrr): a step's tools started 2 s after a restart met "no such host"
+# about 3,000 times, for 2 s.
+start_again() {
+  local id
+  wait_for 60 "Swarm to replace HAProxy $1's task" replaced "$1" "$2" || return 1
+  id=$(instance_container "$1") || return 1
+  wait_for 30 "every node to resolve HAProxy $1's new task" \
+    resolved_everywhere "$(topology_value instance "$1" service)" "${id}"
+}
+
+# resolved_everywhere SERVICE ID: every node's resolver (the collector asks
+# each node's container-exporter) gives one of container ID's addresses for
+# the stack's SERVICE.
+resolved_everywhere() {
+  local addresses answers nodes node found address named
+  # shellcheck disable=SC2034 # node: the first word of a line, not used
+  addresses=" $(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}' "$2" 2>/dev/null) "
+  nodes=$(docker node ls -q | grep -c .)
+  answers=$(service_exec collector wget -q -O - "http://127.0.0.1:7070/resolve?name=$1" 2>/dev/null) || return 1
+  [[ $(grep -c . <<<"${answers}") -ge ${nodes} ]] || return 1
+  while read -r node found; do
+    named=0
+    for address in ${found}; do [[ "${addresses}" != *" ${address} "* ]] || named=1; done
+    [[ ${named} -eq 1 ]] || return 1
+  done <<<"${answers}"
+}
 
 # replaced INSTANCE OLD_ID: INSTANCE runs in a container other than OLD_ID.
 replaced() {

@@ -12,6 +12,9 @@
 //                       never over anything (written to a partial file, then
 //                       linked in: a reader never sees half of it) → 204
 //   GET /healthz        → ok
+//   GET /resolve?name=NAME   "NODE ADDRESSES" for every node: NAME as that
+//                       node's resolver gives it (its container-exporter's
+//                       /resolve), "?" for a node that did not answer
 //   GET /containers     every node's containers of the lab, as each node's
 //                       container-exporter reads them (EXPORTER_ADDRESS, a
 //                       dnsrr name with one address per node): "AT_MS NAME
@@ -179,9 +182,23 @@ async function containers(address) {
 
 // collector OUT EXPORTER OPTIONS: the server (OPTIONS: { tokenFile, maxBytes,
 // maxTotalBytes }, MAX_BYTES and MAX_TOTAL_BYTES unless a test says).
+// resolvedEverywhere ADDRESS NAME → "NODE ADDRESSES" lines, one per node.
+async function resolvedEverywhere(address, name) {
+  const [host, port] = address.split(':');
+  const nodes = await lookup(host, { all: true, family: 4 });
+  const answers = await Promise.all(nodes.map(({ address: ip }) => fetchText(ip, Number(port), `/resolve?name=${name}`)
+    .then((text) => `${ip} ${text.trim()}`, () => `${ip} ?`)));
+  return answers.sort().join('\n');
+}
+
 export function collector(out, exporter, options) {
   return http.createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/healthz') return answer(res, 200, 'ok');
+    const asked = req.method === 'GET' ? /^\/resolve\?name=([a-z0-9][a-z0-9_.-]*)$/i.exec(req.url) : null;
+    if (asked) {
+      if (!exporter) return answer(res, 503, 'EXPORTER_ADDRESS is not set');
+      return resolvedEverywhere(exporter, asked[1]).then((text) => answer(res, 200, text), (err) => answer(res, 503, err.message));
+    }
     if (req.method === 'GET' && req.url === '/containers') {
       if (!exporter) return answer(res, 503, 'EXPORTER_ADDRESS is not set');
       return containers(exporter).then((text) => answer(res, 200, text), (err) => answer(res, 503, err.message));

@@ -120,6 +120,18 @@ test('with no run collecting, every upload is refused with 401', async (t) => {
   assert.deepEqual(kept(out), [], 'nothing kept');
 });
 
+test('GET /resolve?name= asks every node\'s exporter and gives one line per node', async (t) => {
+  const exporter = http.createServer((req, res) => res.end(req.url === '/resolve?name=haproxy' ? '10.0.1.7\n' : '-\n')).listen(0, '127.0.0.1');
+  await new Promise((resolve) => exporter.on('listening', resolve));
+  t.after(() => exporter.close());
+  const out = mkdtempSync(join(tmpdir(), 'collector-'));
+  const server = collector(out, `localhost:${exporter.address().port}`, { tokenFile: join(out, '.token') }).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.on('listening', resolve));
+  t.after(() => server.close());
+  assert.deepEqual(await send(server.address().port, 'GET', '/resolve?name=haproxy'), { status: 200, text: '127.0.0.1 10.0.1.7\n' });
+  assert.equal((await send(server.address().port, 'GET', '/resolve?name=a%20b')).status, 405, 'a name that is no host name');
+});
+
 test('GET /healthz answers ok; another method 405', async (t) => {
   const { port } = await started(t);
   assert.deepEqual(await send(port, 'GET', '/healthz'), { status: 200, text: 'ok\n' });
