@@ -54,6 +54,9 @@ started_ms=0
 interrupted=0
 # 1 once the terminal has gone (SIGHUP): the cleanup writes to the run folder.
 terminal_gone=0
+# 1 when the output went to a terminal at the start (a hung-up one is no
+# terminal any more: the cleanup's sign of a hang-up whatever came first).
+output_was_terminal=0
 # 1 once the run folder holds a run that starts (before: a refusal, removed).
 run_accepted=0
 # The process that runs the scenario (supervise).
@@ -172,6 +175,12 @@ cleanup() {
   # on a step's config and the load tools running.
   trap 'interrupted=1' INT TERM
   trap 'interrupted=1; on_hangup' HUP
+  # The terminal gone before its SIGHUP came: the runner's writes to it may
+  # have failed first (an error exit), and that is the hang-up too.
+  if [[ ${output_was_terminal} -eq 1 && ${terminal_gone} -eq 0 && ! -t 1 ]]; then
+    interrupted=1
+    on_hangup
+  fi
   # Nothing here reads the terminal: the docker exec -i calls putting the
   # baseline back would otherwise take what the user types.
   exec </dev/null
@@ -281,6 +290,7 @@ plan_run() {
 }
 
 main() {
+  [[ ! -t 1 ]] || output_was_terminal=1
   case "${1:-}" in
     "" | -h | --help) usage; exit 0 ;;
     list) list_scenarios; exit ;;

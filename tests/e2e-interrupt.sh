@@ -21,11 +21,13 @@ ctrl_c() {
   "$@" >"${ctrl_c_output}" 2>&1 &
   pid=$!
   if wait_for "${timeout}" "${ready[*]}" "${ready[@]}"; then
+    echo "ctrl_c: ${ready[*]} at $(date +%H:%M:%S)" >&2
     sleep 4
   else
     echo "${ready[*]}: not within ${timeout} s; interrupting all the same" >&2
     rc=255
   fi
+  echo "ctrl_c: SIGINT at $(date +%H:%M:%S)" >&2
   kill -INT "${pid}"
   if [[ ${rc} -eq 0 ]]; then wait "${pid}" || rc=$?; else wait "${pid}" || true; fi
   set +m
