@@ -2,6 +2,14 @@
 # Assertions for the test groups (sourced by scripts/test.sh). Each prints
 # what was expected and what came, and fails the test.
 
+# "${AS_FROM_A_TERMINAL[@]}" COMMAND...: COMMAND with SIGHUP, SIGINT and
+# SIGQUIT at their defaults, as a terminal's shell starts it. A suite started
+# in the background (nohup, "cmd &" in a CI script) passes them on ignored,
+# and a script cannot trap a signal ignored when it started: a test's Ctrl-C
+# would do nothing. GNU env (coreutils 8.31+).
+# shellcheck disable=SC2034 # used by the groups
+readonly AS_FROM_A_TERMINAL=(env --default-signal=HUP,INT,QUIT)
+
 fail() { echo "FAIL: $*" >&2; return 1; }
 
 assert_eq() { # EXPECTED ACTUAL WHAT

@@ -18,7 +18,7 @@ ctrl_c() {
   # A background job of a script ignores SIGINT, unless job control gives it
   # its own process group (set -m), as a terminal's foreground job has.
   set -m
-  "$@" >"${ctrl_c_output}" 2>&1 &
+  "${AS_FROM_A_TERMINAL[@]}" "$@" >"${ctrl_c_output}" 2>&1 &
   pid=$!
   if wait_for "${timeout}" "${ready[*]}" "${ready[@]}"; then
     echo "ctrl_c: ${ready[*]} at $(date +%H:%M:%S)" >&2
@@ -100,7 +100,7 @@ test_e2e_10b_a_closed_terminal_restores_the_lab_and_keeps_partial_results() {
   e2e_up
   before=$(newest_run maxconn-sweep)
   term=$(mktemp)
-  script -qfec "scripts/scenario.sh maxconn-sweep --quick" "${term}" </dev/null >/dev/null 2>&1 &
+  script -qfec "${AS_FROM_A_TERMINAL[*]} scripts/scenario.sh maxconn-sweep --quick" "${term}" </dev/null >/dev/null 2>&1 &
   pid=$!
   if ! wait_for 120 "step 2 to start" grep -q "] step 2/" "${term}"; then
     kill "${pid}" 2>/dev/null || true
@@ -128,7 +128,7 @@ test_e2e_10c_a_second_ctrl_c_does_not_stop_the_cleanup() {
   before=$(newest_run maxconn-sweep)
   output=$(mktemp)
   set -m
-  scripts/scenario.sh maxconn-sweep --quick >"${output}" 2>&1 &
+  "${AS_FROM_A_TERMINAL[@]}" scripts/scenario.sh maxconn-sweep --quick >"${output}" 2>&1 &
   pid=$!
   set +m
   if wait_for 120 "step 2 to start" grep -q "] step 2/" "${output}"; then sleep 4; fi

@@ -242,16 +242,12 @@ test_unit_nofile_above_dockers_limit_stops_the_runner() {
 # the traps only waits (supervise): every interrupt must end in 130, with the
 # runner's group gone.
 test_unit_scenario_ctrl_c_during_command_substitutions_exits_130() {
-  local marker attempt pid rc codes="" reset=()
+  local marker attempt pid rc codes=""
   marker="haproxy-lab-supervise-$$"
-  # A suite started in the background by a shell without job control
-  # ("cmd &") ignores SIGINT, and a shell cannot trap a signal it started
-  # ignoring: every run would wait forever. GNU env puts it back.
-  if env --default-signal=INT true 2>/dev/null; then reset=(env "--default-signal=INT,QUIT"); fi
   for ((attempt = 1; attempt <= 12; attempt++)); do
     set -m
     # shellcheck disable=SC2016 # expanded by the inner bash
-    ${reset[@]+"${reset[@]}"} bash -c '
+    "${AS_FROM_A_TERMINAL[@]}" bash -c '
       source scripts/scenario.sh
       cleanup() { local rc=$?; stop_runner; exit "${rc}"; }
       two_substitutions() { local words; while :; do words="$(sleep 0.01; echo a) $(echo "$1")"; done; }
