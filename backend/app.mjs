@@ -10,6 +10,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 // Upper bound of the /ping "times" header.
 export const MAX_TIMES = 1000;
+// Largest request body (POST /ping's JSON is a few bytes; the tests send
+// 1 MiB): a client sending more gets 413 and its connection closed, instead
+// of a replica draining an endless body.
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 export const DEFAULTS = Object.freeze({
   port: 8080,
@@ -196,6 +200,11 @@ function ping(state, req, res) {
   const times = intParam('header', 'times', req.headers.times, MAX_TIMES, 'an integer');
   const bad = sleep.error ?? times.error;
   if (bad) return send(state, res, 400, `${bad}\n`);
+  // Each pong waits up to "sleep": the whole answer is bounded as one sleep is.
+  const longest = sleep.value * (times.value + 1);
+  if (longest > state.cfg.maxSleepMs) {
+    return send(state, res, 400, `"sleep" x ("times" + 1) is ${longest} ms: want at most ${state.cfg.maxSleepMs} (MAX_SLEEP_MS)\n`);
+  }
   res.writeHead(200, responseHeaders(state));
   res.flushHeaders();
   const later = timerFor(state.pendingTimers, res);
@@ -238,6 +247,29 @@ const ROUTES = {
     { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' })],
 };
 
+// capBody REQ RES → true when the body is too large: 413 at once for a
+// declared length, else (chunked) when the bytes pass the cap; either way the
+// connection closes, as the rest of the body is not read.
+function capBody(state, req, res) {
+  const tooLarge = () => {
+    if (!res.headersSent) send(state, res, 413, `request body over ${MAX_BODY_BYTES} bytes\n`, { Connection: 'close' });
+    req.socket.destroySoon();
+  };
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+    tooLarge();
+    return true;
+  }
+  let received = 0;
+  req.on('data', (chunk) => {
+    received += chunk.length;
+    if (received > MAX_BODY_BYTES) {
+      req.pause();
+      tooLarge();
+    }
+  });
+  return false;
+}
+
 function handleRequest(state, req, res) {
   req.on('error', () => {}); // a client resetting mid-body is not our error
   req.resume(); // drain any request body (POST /ping with JSON) without reading it
@@ -256,6 +288,7 @@ function handleRequest(state, req, res) {
     }
   });
 
+  if (capBody(state, req, res)) return;
   try {
     if (!handler) send(state, res, 404, `not found: ${path.slice(0, 100)}\n`);
     else if (!methods.includes(req.method)) {

@@ -33,9 +33,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 readonly PRACTICE="haproxy-lab-practice"
 readonly HAPROXY_LABEL="haproxy-lab.role=haproxy"
-# Practice nodes' engines listen here on their own bridge (no TLS: the
-# bridge is this machine's own), as the official dind image does.
-readonly PRACTICE_PORT=2375
+# Practice nodes' engines listen on no address: each on a unix socket in a
+# folder of this machine only its user reaches (mode 0700), one per node,
+# which the node's container mounts. A node runs privileged: an engine
+# answering on tcp (the dind image's default, 2375 without TLS) would give
+# whoever reaches the bridge this machine.
+readonly PRACTICE_SOCKETS="${XDG_RUNTIME_DIR:-${HOME}/.cache}/${PRACTICE}"
 readonly READY_TIMEOUT=300
 work_dir=""
 # 1 while practice up makes nodes: a failed one removes what it made.
@@ -86,10 +89,11 @@ haproxy_node() {
 # stack_file FILE ARGS...: the stack, as docker stack deploy takes it (ARGS:
 # labctl stack's --without SERVICE and --scale SERVICE=N).
 stack_file() {
-  local file="$1"
+  local file="$1" files=(-f "${LAB_ROOT}/compose.yaml" -f "${LAB_ROOT}/compose.swarm.yaml")
   shift
-  compose -f "${LAB_ROOT}/compose.yaml" -f "${LAB_ROOT}/compose.swarm.yaml" config --format json >"${work_dir}/compose.json" \
-    || die "docker compose config failed on compose.yaml + compose.swarm.yaml (its output above)"
+  [[ "$(env_value SWARM_PUBLISH_ADMIN)" == 0 ]] || files+=(-f "${LAB_ROOT}/compose.swarm-admin.yaml")
+  compose "${files[@]}" config --format json >"${work_dir}/compose.json" \
+    || die "docker compose config failed on ${files[*]//"${LAB_ROOT}/"/} (its output above)"
   local error
   error=$(labctl stack --host-root "${LAB_ROOT}" "$@" <"${work_dir}/compose.json" 2>&1 >"${file}") \
     || die "${error#scenario: }"
@@ -122,10 +126,15 @@ addresses() {
   local addr
   addr=$(swarm_docker node inspect -f '{{.Status.Addr}}' "$1")
   echo "  the app through HAProxy  http://${addr}:$(env_value HAPROXY_HTTP_PORT)/fast"
-  echo "  HAProxy stats            http://${addr}:$(env_value HAPROXY_STATS_PORT)/stats"
-  echo "  Prometheus               http://${addr}:$(env_value PROMETHEUS_PORT)"
-  [[ "$2" -eq 0 ]] || echo "  Grafana                  http://${addr}:$(env_value GRAFANA_PORT)"
+  echo "                           https://${addr}:$(env_value HAPROXY_HTTPS_PORT)/fast"
+  if [[ "$(env_value SWARM_PUBLISH_ADMIN)" == 1 ]]; then
+    echo "  HAProxy stats            http://${addr}:$(env_value HAPROXY_STATS_PORT)/stats"
+    echo "  Prometheus               http://${addr}:$(env_value PROMETHEUS_PORT)"
+    [[ "$2" -eq 0 ]] || echo "  Grafana                  http://${addr}:$(env_value GRAFANA_PORT)"
+  fi
   echo "(published on every address of that node: Swarm binds no single one)"
+  [[ "$(env_value SWARM_PUBLISH_ADMIN)" == 1 ]] \
+    || echo "HAProxy's stats and metrics, Prometheus and Grafana stay on the stack's network (SWARM_PUBLISH_ADMIN=0); each run's report.md and chart.svg have what they measured"
 }
 
 deploy() {
@@ -143,6 +152,11 @@ deploy() {
     esac
     shift
   done
+  case "$(env_value SWARM_PUBLISH_ADMIN)" in
+    0) ;;
+    1) log "warning: SWARM_PUBLISH_ADMIN=1: HAProxy's stats and metrics, Prometheus (it accepts remote write) and Grafana will answer anyone who reaches HAProxy's node, on every address it has" ;;
+    *) die "SWARM_PUBLISH_ADMIN is '$(env_value SWARM_PUBLISH_ADMIN)': set it to 0 (only the app's ports) or 1 (the admin interfaces too) in .env" ;;
+  esac
   require_manager
   node=$(haproxy_node)
   stack=$(compose_project)
@@ -194,11 +208,14 @@ practice_nodes() {
 
 node_address() { docker inspect -f "{{(index .NetworkSettings.Networks \"${PRACTICE}\").IPAddress}}" "$1"; }
 
+# node_socket NODE: where NODE's engine answers on this machine.
+node_socket() { echo "${PRACTICE_SOCKETS}/$1/docker.sock"; }
+
 # node_docker NODE ARGS...: docker on a practice node's own engine.
 node_docker() {
   local node="$1"
   shift
-  docker -H "tcp://$(node_address "${node}"):${PRACTICE_PORT}" "$@"
+  docker -H "unix://$(node_socket "${node}")" "$@"
 }
 
 # start_node NAME: a Docker-in-Docker node. --privileged first, as dind
@@ -208,11 +225,16 @@ node_docker() {
 start_node() {
   local image common=() output
   image=$(env_value DIND_IMAGE)
+  mkdir -p "${PRACTICE_SOCKETS}/$1"
   common=(-d --name "$1" --hostname "${1#"${PRACTICE}"-}" --label "${PRACTICE}.node=$1" --network "${PRACTICE}"
-    -e DOCKER_TLS_CERTDIR= -v "$1:/var/lib/docker")
-  # dockerd's flags: plain TCP (the official image would wait 15 s for it),
-  # and its containers' cgroups under the node's own name.
-  local flags=(--tls=false "--cgroup-parent=/$1")
+    -e DOCKER_TLS_CERTDIR= -v "$1:/var/lib/docker" -v "${PRACTICE_SOCKETS}/$1:/run/practice")
+  # dockerd named (the image's contract: a command that is not a flag runs as
+  # given), so it gets no tcp listener: its own socket, for the node's
+  # containers (container-exporter), and the one this machine reaches, in the
+  # group of the user who made the Swarm; its containers' cgroups under the
+  # node's own name.
+  local flags=(dockerd --host=unix:///var/run/docker.sock --host=unix:///run/practice/docker.sock
+    "--group=$(id -g)" "--cgroup-parent=/$1")
   output=$(docker run --privileged "${common[@]}" "${image}" "${flags[@]}" 2>&1) && return 0
   docker rm -f "$1" >/dev/null 2>&1 || true
   [[ "${output}" == *"apply caps"* ]] || die "could not start practice node $1: ${output##*$'\n'}"
@@ -260,6 +282,11 @@ practice_up() {
     || die "${image} (DIND_IMAGE) is not on this machine and could not be pulled: offline, build it with scripts/offline-images.sh"
   work_dir=$(mktemp -d)
   practice_making=1
+  mkdir -p "${PRACTICE_SOCKETS}"
+  chmod 0700 "${PRACTICE_SOCKETS}"
+  # Made by this user, reached by no one else: the nodes' engines are root.
+  [[ -O "${PRACTICE_SOCKETS}" && "$(stat -c %a "${PRACTICE_SOCKETS}")" == 700 ]] \
+    || die "${PRACTICE_SOCKETS} must be this user's own, mode 0700 (the practice nodes' engines answer there): remove it, then practice up again"
   docker network create --label "${PRACTICE}.node=network" "${PRACTICE}" >/dev/null 2>&1 || true
   for ((i = 1; i <= count; i++)); do nodes+=("${PRACTICE}-node${i}"); done
   log "starting ${count} nodes (${image}): ${nodes[*]}"
@@ -274,7 +301,7 @@ practice_up() {
   node_docker "${manager}" node update --label-add "${HAPROXY_LABEL}" node1 >/dev/null
   docker context rm -f "${PRACTICE}" >/dev/null 2>&1 || true
   docker context create "${PRACTICE}" --description "scripts/swarm.sh practice" \
-    --docker "host=tcp://${address}:${PRACTICE_PORT}" >/dev/null 2>&1 \
+    --docker "host=unix://$(node_socket "${manager}")" >/dev/null 2>&1 \
     || die "could not create the Docker context ${PRACTICE}: docker context ls"
   load_images "${nodes[@]}"
   practice_making=0
@@ -294,6 +321,7 @@ practice_down() {
   fi
   docker network rm "${PRACTICE}" >/dev/null 2>&1 || true
   docker context rm -f "${PRACTICE}" >/dev/null 2>&1 || true
+  rm -rf "${PRACTICE_SOCKETS}"
   log "practice Swarm removed${nodes:+ ($(xargs <<<"${nodes}"))}"
 }
 

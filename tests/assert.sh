@@ -7,7 +7,7 @@
 # in the background (nohup, "cmd &" in a CI script) passes them on ignored,
 # and a script cannot trap a signal ignored when it started: a test's Ctrl-C
 # would do nothing. GNU env (coreutils 8.31+).
-# shellcheck disable=SC2034 # used by the groups
+# shellcheck disable=SC2034,SC2054 # used by the groups; one argument with commas
 readonly AS_FROM_A_TERMINAL=(env --default-signal=HUP,INT,QUIT)
 
 fail() { echo "FAIL: $*" >&2; return 1; }

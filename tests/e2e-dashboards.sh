@@ -43,7 +43,7 @@ test_e2e_08a_dashboard_panels_after_the_sweep() {
 # test (its verdicts judged: tests/e2e/checks/client-timeout.test.mjs), one
 # run for both.
 test_e2e_11_scenario_steps_become_grafana_annotations() {
-  local fake="${COMPOSE_PROJECT_NAME}-fake-grafana" posts
+  local fake="${COMPOSE_PROJECT_NAME}-fake-grafana" posts secret
   e2e_up
   docker rm -f "${fake}" >/dev/null 2>&1 || true
   docker run -d --name "${fake}" --network "${COMPOSE_PROJECT_NAME}_lab" --network-alias grafana \
@@ -51,13 +51,23 @@ test_e2e_11_scenario_steps_become_grafana_annotations() {
       require("node:http").createServer((req, res) => {
         let body = "";
         req.on("data", (c) => (body += c));
-        req.on("end", () => { console.log(req.method, req.url, body); res.end("{\"id\":1}"); });
+        req.on("end", () => {
+          if (req.headers.authorization) console.log("AUTH", req.headers.authorization);
+          console.log(req.method, req.url, body);
+          res.end("{\"id\":1}");
+        });
       }).listen(3000);' >/dev/null
   scenario_judged client-timeout client-timeout --quick
   posts=$(docker logs "${fake}" 2>&1)
   docker rm -f "${fake}" >/dev/null
   echo "${posts}"
   assert_eq 4 "$(grep -c '^POST /api/annotations {' <<<"${posts}")" "annotations posted (start + region per step)"
+  # Grafana's anonymous visitors only view: each post signs in as its admin,
+  # with the password the certs service made.
+  secret=$(compose exec -T prometheus cat /run/grafana-secret/grafana-admin-password)
+  [[ "${secret}" =~ ^[0-9a-f]{32}$ ]] || fail "Grafana's admin password (grafana-secret volume): expected 32 hex characters, found '${secret}'"
+  assert_eq "4 AUTH Basic $(printf 'admin:%s' "${secret}" | base64)" "$(grep '^AUTH ' <<<"${posts}" | sort | uniq -c | xargs)" \
+    "the annotations' Authorization headers (count, value)"
   assert_eq 2 "$(grep -c '"timeEnd":[0-9]*,"tags":\["haproxy-lab","client-timeout","[a-z0-9-]*"\]' <<<"${posts}")" "region annotations with tags"
   grep -q '"text":"client-timeout step 1/2: client timeout = sleep / 2 (trap)"' <<<"${posts}" || fail "step 1 start annotation"
 }

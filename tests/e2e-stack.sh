@@ -152,3 +152,87 @@ test_e2e_06_haproxy_exporter_reads_the_stats_socket() {
   wait_for 20 "frontend requests via haproxy-exporter" prom_at_least \
     'sum(haproxy_frontend_http_requests_total{job="haproxy-exporter",frontend="fe_main"})' 1
 }
+
+# A client that sends its headers byte by byte (a "slowloris") is cut when
+# "timeout http-request" (haproxy.cfg's defaults) runs out, with 408, not
+# after the 42 s client timeout.
+test_e2e_06b_slow_headers_are_cut_at_timeout_http_request() {
+  local limit answer start elapsed headers="Host: lab\r\nUser-Agent: slow-sender\r\nX-Pad: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n" i reader
+  limit=$(sed -n 's/^ *timeout http-request \([0-9]*\)s$/\1/p' "${LAB_ROOT}/haproxy/haproxy.cfg")
+  [[ "${limit}" =~ ^[0-9]+$ ]] || fail "haproxy/haproxy.cfg: expected 'timeout http-request Ns' in its defaults, found '${limit}'"
+  e2e_up
+  answer=$(mktemp)
+  exec 5<>"/dev/tcp/127.0.0.1/$(env_value HAPROXY_HTTP_PORT)"
+  cat <&5 >"${answer}" &
+  reader=$!
+  start=${SECONDS}
+  printf 'GET /fast HTTP/1.1\r\n' >&5
+  # One byte a second, until HAProxy answers (or a minute passes).
+  for ((i = 0; i < ${#headers} && SECONDS - start < 60; i++)); do
+    [[ ! -s "${answer}" ]] || break
+    printf '%s' "${headers:i:1}" >&5 2>/dev/null || break
+    sleep 1
+  done
+  elapsed=$((SECONDS - start))
+  exec 5>&-
+  wait "${reader}" 2>/dev/null || true
+  assert_match '^HTTP/1\.[01] 408 ' "$(head -n 1 "${answer}")" "HAProxy's answer to headers sent a byte a second"
+  ((elapsed >= limit - 1 && elapsed <= limit + 5)) \
+    || fail "headers sent a byte a second: expected the cut after ${limit} s (timeout http-request), came after ${elapsed} s"
+}
+
+# container-exporter never holds the engine's socket: through
+# docker-api-gate it lists and reads containers (GET), and creating,
+# starting or removing one is refused (403), asked from inside it.
+test_e2e_06c_container_exporter_reads_the_engine_and_cannot_change_it() {
+  local id mounts answers
+  e2e_up
+  id=$(compose ps -q container-exporter)
+  mounts=$(docker inspect -f '{{range .Mounts}}{{.Source}} {{end}}' "${id}")
+  [[ "${mounts}" != *docker.sock* ]] || fail "container-exporter mounts the engine's socket: ${mounts}"
+  # shellcheck disable=SC2016 # expanded by node
+  answers=$(compose exec -T container-exporter node -e '
+    const http = require("node:http");
+    const ask = (method, path, body) => new Promise((done) => {
+      const req = http.request({ socketPath: process.env.DOCKER_SOCKET, method, path, headers: { "Content-Type": "application/json" } },
+        (res) => { res.resume(); res.on("end", () => done(`${method} ${path.replace(/\?.*/, "")} ${res.statusCode}`)); });
+      req.on("error", (err) => done(`${method} ${path} ${err.code}`));
+      req.end(body);
+    });
+    (async () => {
+      const out = [];
+      out.push(await ask("GET", "/containers/json"));
+      out.push(await ask("GET", "/v1.41/info"));
+      out.push(await ask("POST", "/containers/create", JSON.stringify({ Image: "scratch", HostConfig: { Privileged: true } })));
+      out.push(await ask("POST", `/containers/${require("node:os").hostname()}/kill`));
+      out.push(await ask("DELETE", `/containers/${require("node:os").hostname()}`));
+      out.push(await ask("GET", "/images/json"));
+      console.log(out.join("\n"));
+    })();')
+  assert_eq "GET /containers/json 200
+GET /v1.41/info 200
+POST /containers/create 403
+POST /containers/$(docker inspect -f '{{.Config.Hostname}}' "${id}")/kill 403
+DELETE /containers/$(docker inspect -f '{{.Config.Hostname}}' "${id}") 403
+GET /images/json 403" "${answers}" "what the Docker API answers container-exporter"
+}
+
+# Every running service of the lab, as Docker runs it: no capability, no
+# privilege to gain, a process limit, a read-only root (Grafana aside: no
+# image here to find what it writes), and no process as root but
+# docker-api-gate's (the engine's socket is root's).
+test_e2e_01d_every_service_runs_hardened() {
+  local id name caps opts read_only pids uids problems=""
+  e2e_up
+  for id in $(compose ps -q); do
+    read -r name caps opts read_only pids < <(docker inspect -f \
+      '{{index .Config.Labels "com.docker.compose.service"}} {{json .HostConfig.CapDrop}} {{json .HostConfig.SecurityOpt}} {{.HostConfig.ReadonlyRootfs}} {{.HostConfig.PidsLimit}}' "${id}")
+    [[ "${caps}" == '["ALL"]' ]] || problems+="${name}: cap_drop ${caps}; "
+    [[ "${opts}" == *no-new-privileges* ]] || problems+="${name}: security_opt ${opts}; "
+    [[ "${read_only}" == true || "${name}" == grafana ]] || problems+="${name}: root filesystem writable; "
+    [[ "${pids}" =~ ^[1-9][0-9]*$ ]] || problems+="${name}: pids limit ${pids}; "
+    uids=$(docker top "${id}" -eo pid,uid | awk 'NR > 1 { print $2 }' | sort -u | xargs)
+    [[ " ${uids} " != *" 0 "* || "${name}" == docker-api-gate ]] || problems+="${name}: processes of uid ${uids}; "
+  done
+  assert_eq "" "${problems}" "services of the running lab that are not hardened"
+}

@@ -22,6 +22,13 @@ test_e2e_13_tls_certificates_made_once_and_kept() {
   assert_eq "" "$(git -C "${LAB_ROOT}" grep -lE -e '^-----BEGIN ([A-Z]+ )?PRIVATE KEY-----$' 2>/dev/null || true)" \
     "git-tracked files holding a private key"
   assert_eq "" "$(git -C "${LAB_ROOT}" status --porcelain -- tls haproxy)" "changes to tls/ or haproxy/ after making certificates"
+  # The keys HAProxy's user's alone, the CA's key nowhere, the clients' CA alone.
+  assert_eq "ca.crt 644 0:0
+ecdsa.pem 400 $(env_value HAPROXY_USER)
+rsa.pem 400 $(env_value HAPROXY_USER)" "$(compose exec -T haproxy stat -c '%n %a %u:%g' /etc/haproxy-certs/ca.crt /etc/haproxy-certs/ecdsa.pem /etc/haproxy-certs/rsa.pem | sed 's|^/etc/haproxy-certs/||')" \
+    "fe_tls's files: name, mode, owner"
+  assert_eq "ca.crt ecdsa.pem rsa.pem" "$(compose exec -T haproxy ls /etc/haproxy-certs | xargs)" "files in the haproxy-certs volume (no ca.key)"
+  assert_eq "ca.crt" "$(compose run --rm -T --no-deps --entrypoint ls holder /certs | xargs)" "files a TLS client (holder) finds at /certs"
 }
 
 # pacer_tls SNI DIR: five TLS requests to fe_tls asking for SNI, each a full
@@ -56,6 +63,27 @@ test_e2e_13a_tls_each_certificate_read_back_from_the_handshake() {
   if curl -sS --tls-max 1.1 --cacert "${ca}" "https://localhost:${HAPROXY_HTTPS_PORT}/fast" >/dev/null 2>&1; then
     fail "a TLS 1.1 handshake succeeded: expected fe_tls to refuse TLS older than 1.2"
   fi
+  rm -f "${ca}"
+}
+
+# Mozilla's intermediate profile at the handshake: a static-RSA suite and a
+# CBC one are refused in TLS 1.2, an ECDHE AEAD suite is taken, TLS 1.3 is
+# the default (curl from the host, the lab's CA).
+test_e2e_13c_tls_refuses_static_rsa_and_cbc_suites() {
+  local ca suite took=""
+  e2e_up
+  ca=$(mktemp)
+  compose cp haproxy:/etc/haproxy-certs/ca.crt "${ca}" >/dev/null 2>&1 || fail "docker compose cp haproxy:/etc/haproxy-certs/ca.crt failed"
+  for suite in AES128-GCM-SHA256 AES128-SHA ECDHE-RSA-AES128-SHA ECDHE-RSA-AES128-GCM-SHA256; do
+    if curl -sS -o /dev/null --tls-max 1.2 --ciphers "${suite}" --cacert "${ca}" \
+        --resolve "rsa.haproxy:${HAPROXY_HTTPS_PORT}:127.0.0.1" "https://rsa.haproxy:${HAPROXY_HTTPS_PORT}/fast" 2>/dev/null; then
+      took+="${suite} "
+    fi
+  done
+  assert_eq "ECDHE-RSA-AES128-GCM-SHA256" "$(xargs <<<"${took}")" \
+    "TLS 1.2 suites fe_tls takes, of static RSA (AES128-GCM-SHA256, AES128-SHA), ECDHE with CBC and ECDHE with GCM"
+  assert_eq "TLSv1.3" "$(curl -sS -v -o /dev/null --cacert "${ca}" "https://localhost:${HAPROXY_HTTPS_PORT}/fast" 2>&1 | sed -n 's/.*SSL connection using \(TLSv[0-9.]*\).*/\1/p')" \
+    "the TLS version a default client gets"
   rm -f "${ca}"
 }
 

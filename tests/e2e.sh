@@ -11,7 +11,7 @@
 # Sourced once: the swarm group sources it too, and a run may hold both.
 [[ -z "${E2E_SOURCED:-}" ]] || return 0
 E2E_SOURCED=1
-readonly E2E_SERVICES=(haproxy backend-slow backend-fast prometheus container-exporter haproxy-exporter)
+readonly E2E_SERVICES=(haproxy backend-slow backend-fast prometheus container-exporter docker-api-gate haproxy-exporter)
 E2E_TESTID="e2e-$(date +%s)-$$"
 E2E_SUMMARIES="results/.${E2E_TESTID}"
 e2e_started=0

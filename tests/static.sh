@@ -42,6 +42,27 @@ test_static_compose_rules() {
     | in_image NODE_IMAGE node tests/lib/compose-rules.mjs
 }
 
+# swarm_published [FILES...]: "SERVICE:PORT ..." every port the Swarm stack
+# publishes (compose.yaml + compose.swarm.yaml + FILES), sorted.
+swarm_published() {
+  local files=(-f compose.yaml -f compose.swarm.yaml) file
+  for file in "$@"; do files+=(-f "${file}"); done
+  # shellcheck disable=SC2016 # a template literal of node
+  compose "${files[@]}" --profile '*' config --format json | in_image NODE_IMAGE node -e '
+    const services = JSON.parse(require("node:fs").readFileSync(0, "utf8")).services;
+    console.log(Object.entries(services).flatMap(([name, s]) => (s.ports ?? []).map((p) => `${name}:${p.target}`)).sort().join(" "))'
+}
+
+# On a Swarm a port is published on every address of its node (Swarm has no
+# host_ip): only the app's ports by default, the admin interfaces only with
+# SWARM_PUBLISH_ADMIN=1's file. Swarm itself cannot run in this group: the
+# swarm group deploys it and reads what answers.
+test_static_swarm_publishes_only_the_app_ports() {
+  assert_eq "haproxy:8080 haproxy:8443" "$(swarm_published)" "ports a Swarm deploy publishes by default"
+  assert_eq "grafana:3000 haproxy:8080 haproxy:8404 haproxy:8405 haproxy:8443 prometheus:9090" \
+    "$(swarm_published compose.swarm-admin.yaml)" "ports a Swarm deploy publishes with SWARM_PUBLISH_ADMIN=1"
+}
+
 test_static_default_images_are_official_and_pinned() {
   local images image
   # What a user pulls: every service's image, except the ones compose builds
@@ -93,19 +114,30 @@ test_static_image_pins_confirmed_and_matched_by_their_stand_ins() {
 test_static_haproxy_configs_valid() {
   local cfg n=0 certs
   # fe_tls loads its certificates at start: made here as the certs service
-  # makes them into its volume (tls/make-certs.mjs), readable by HAProxy's user.
+  # makes them into its volume (tls/make-certs.mjs), the keys HAProxy's
+  # user's alone: removed by a container too, as this user may not own them.
   certs=$(mktemp -d)
   chmod 755 "${certs}"
-  docker run --rm --network none --user "$(id -u):$(id -g)" -v "${LAB_ROOT}/tls:/tls:ro" -v "${certs}:/certs" \
-    "$(env_value NODE_IMAGE)" node /tls/make-certs.mjs /certs >/dev/null || fail "tls/make-certs.mjs"
-  for cfg in haproxy/*.cfg; do
+  docker run --rm --network none -v "${LAB_ROOT}/tls:/tls:ro" -v "${certs}:/certs" \
+    "$(env_value NODE_IMAGE)" node /tls/make-certs.mjs --key-owner "$(env_value HAPROXY_USER)" /certs >/dev/null || fail "tls/make-certs.mjs"
+  for cfg in haproxy/*.cfg prometheus/docker-api-gate.cfg; do
     # -dW: warnings are errors, so a config that "works" with warnings fails.
     docker run --rm --network none -v "${LAB_ROOT}:/lab:ro" -v "${certs}:/etc/haproxy-certs:ro" -w /lab \
       "$(env_value HAPROXY_IMAGE)" haproxy -dW -c -f "/lab/${cfg}" || fail "haproxy -c ${cfg}"
     n=$((n + 1))
   done
+  docker run --rm --network none -v "${certs}:/certs" "$(env_value NODE_IMAGE)" sh -c 'rm -rf /certs/*'
   rm -rf "${certs}"
   assert_ge 1 "${n}" "HAProxy configs checked"
+}
+
+# The certs service gives fe_tls's keys to HAPROXY_USER (.env): the user
+# HAPROXY_IMAGE runs as, read from the image.
+test_static_haproxy_user_is_the_images() {
+  local found
+  # shellcheck disable=SC2016 # expanded by the image's shell
+  found=$(docker run --rm --network none --entrypoint sh "$(env_value HAPROXY_IMAGE)" -c 'echo "$(id -u):$(id -g)"')
+  assert_eq "$(env_value HAPROXY_USER)" "${found}" "HAPROXY_USER (.env) against the uid:gid $(env_value HAPROXY_IMAGE) runs as"
 }
 
 test_static_prometheus_config_valid() {

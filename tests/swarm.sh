@@ -46,6 +46,49 @@ tasks_on() {
   on_swarm service ps --filter desired-state=running --format '{{.Node}}' "haproxy-lab_$1" | sort -u | xargs
 }
 
+# listening_ports NODE: the tcp ports NODE's own network namespace listens
+# on, loopback (127.0.0.0/8, ::1) left out, sorted (its /proc: the same in the official dind
+# image and the stand-in).
+listening_ports() {
+  docker exec "$1" cat /proc/net/tcp /proc/net/tcp6 | awk '
+    $4 == "0A" {
+      split($2, a, ":"); ip = a[1]
+      # Little-endian: 127.x.y.z ends in 7F (IPv4, or mapped in IPv6).
+      loopback = (length(ip) == 8 || substr(ip, 1, 24) == "0000000000000000FFFF0000") && substr(ip, length(ip) - 1) == "7F"
+      if (!loopback && ip != "00000000000000000000000001000000") print a[2]
+    }' \
+    | while read -r hex; do echo $((16#${hex})); done | sort -nu | xargs
+}
+
+# The practice nodes' engines answer on no address (each node runs
+# privileged): besides Swarm's own ports (2377 on the manager, mutual TLS;
+# 7946, its encrypted gossip) and the app's on HAProxy's node, nothing
+# listens; no engine answers a container on the practice network; and the
+# sockets this machine reaches them by are its user's alone.
+test_swarm_00_practice_engines_answer_on_no_address() {
+  local node sockets answers allowed practice_nodes=()
+  sockets="${XDG_RUNTIME_DIR:-${HOME}/.cache}/${SWARM_PRACTICE}"
+  assert_eq 700 "$(stat -c %a "${sockets}")" "mode of ${sockets}, where the nodes' engines answer"
+  allowed="2377|7946|$(env_value HAPROXY_HTTP_PORT)|$(env_value HAPROXY_HTTPS_PORT)"
+  for node in $(docker ps --filter "label=${SWARM_PRACTICE}.node" --format '{{.Names}}' | sort); do
+    assert_eq "" "$(listening_ports "${node}" | tr ' ' '\n' | grep -vxE "${allowed}" | xargs)" \
+      "tcp ports ${node} listens on besides Swarm's (2377, 7946) and the app's (loopback aside)"
+  done
+  mapfile -t practice_nodes < <(docker ps --filter "label=${SWARM_PRACTICE}.node" --format '{{.Names}}')
+  # shellcheck disable=SC2016 # expanded by node
+  answers=$(docker run --rm --network "${SWARM_PRACTICE}" "$(env_value NODE_IMAGE)" node -e '
+    const net = require("node:net");
+    const tries = process.argv.slice(1).flatMap((host) => [2375, 2376].map((port) => new Promise((done) => {
+      const socket = net.connect({ host, port, timeout: 3000 });
+      socket.on("connect", () => { socket.destroy(); done(`${host}:${port} answers`); });
+      socket.on("error", () => done(""));
+      socket.on("timeout", () => { socket.destroy(); done(""); });
+    })));
+    Promise.all(tries).then((found) => console.log(found.filter(Boolean).join(" ")));' \
+    "${practice_nodes[@]}")
+  assert_eq "" "${answers}" "Docker engines answering a container on the practice network (tcp 2375, 2376)"
+}
+
 test_swarm_01_haproxy_runs_alone_on_its_node_the_backends_on_the_others() {
   local service
   for service in haproxy prometheus haproxy-exporter collector; do
@@ -58,11 +101,11 @@ test_swarm_01_haproxy_runs_alone_on_its_node_the_backends_on_the_others() {
   assert_eq "node1 node2 node3" "$(tasks_on container-exporter)" "container-exporter's nodes (one per node)"
 }
 
-# stat_servers BACKEND: "name status address" of BACKEND's servers UP, from
-# HAProxy's stats page as a user reaches it (the HAProxy node's port).
+# stat_servers BACKEND: "name address" of BACKEND's servers UP, from
+# HAProxy's "show stat" (its stats page is not published on a Swarm).
 stat_servers() {
-  curl -fsS -m 5 "http://${SWARM_HAPROXY}:$(env_value HAPROXY_STATS_PORT)/stats;csv" \
-    | awk -F, -v be="$1" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+  stack_haproxy_api "show stat" \
+    | awk -F, -v be="$1" 'NR == 1 { sub(/^# /, ""); for (i = 1; i <= NF; i++) col[$i] = i; next }
       $1 == be && $2 != "BACKEND" && $2 != "FRONTEND" && $col["status"] == "UP" { print $2, $col["addr"] }'
 }
 
@@ -75,6 +118,21 @@ task_addresses() {
   for id in $(on_swarm service ps -q --filter desired-state=running "haproxy-lab_$1"); do
     on_swarm inspect -f '{{range .NetworksAttachments}}{{range .Addresses}}{{.}} {{end}}{{end}}' "${id}"
   done | tr ' ' '\n' | sed -n 's|/.*||p' | sort | xargs
+}
+
+# From outside, HAProxy's node answers on the app's ports alone: its stats
+# page and metrics, Prometheus and Grafana are not published (they would be
+# on every address of the node), and the Grafana that runs lets anonymous
+# visitors only view (no Grafana image here: its config, read from Swarm).
+test_swarm_01b_only_the_apps_ports_answer_from_outside() {
+  local port answered="" role
+  for port in HAPROXY_HTTP_PORT HAPROXY_HTTPS_PORT HAPROXY_STATS_PORT HAPROXY_METRICS_PORT PROMETHEUS_PORT GRAFANA_PORT; do
+    if (exec 3<>"/dev/tcp/${SWARM_HAPROXY}/$(env_value "${port}")") 2>/dev/null; then answered+="${port} "; fi
+  done
+  assert_eq "HAPROXY_HTTP_PORT HAPROXY_HTTPS_PORT" "$(xargs <<<"${answered}")" "ports of HAProxy's node that answer from outside"
+  role=$(compose -f compose.yaml -f compose.swarm.yaml config --format json \
+    | in_image NODE_IMAGE node -e 'console.log(JSON.parse(require("node:fs").readFileSync(0, "utf8")).services.grafana.environment.GF_AUTH_ANONYMOUS_ORG_ROLE)')
+  assert_eq Viewer "${role}" "the role of Grafana's anonymous visitors on a Swarm"
 }
 
 test_swarm_02_haproxy_sees_every_backend_replica_on_every_node() {
@@ -110,28 +168,35 @@ test_swarm_03_requests_through_haproxy_reach_replicas_on_every_worker() {
   assert_eq "node2 node3" "$(tr ' ' '\n' <<<"${nodes}" | sort -u | xargs)" "nodes whose replicas answered"
 }
 
-# targets_all_up URL: every active target of the Prometheus at URL is up.
+# prometheus_get PATH: Prometheus's answer, asked inside its container (a
+# Swarm deploy publishes no admin port).
+prometheus_get() {
+  on_swarm exec "$(on_swarm ps -q --filter label=com.docker.swarm.service.name=haproxy-lab_prometheus | head -n 1)" \
+    wget -q -T 5 -O - "http://127.0.0.1:9090$1"
+}
+
+# targets_all_up: every active target of Prometheus is up.
 targets_all_up() {
   local targets
-  targets=$(curl -fsS -m 5 "$1/api/v1/targets?state=active") || return 1
+  targets=$(prometheus_get "/api/v1/targets?state=active") || return 1
   grep -q '"health":"up"' <<<"${targets}" && ! grep -Eq '"health":"(down|unknown)"' <<<"${targets}"
 }
 
-# scraped_everywhere URL: every target up, and DNS discovery has found every
+# scraped_everywhere: every target up, and DNS discovery has found every
 # backend replica and every node's container-exporter (until its first
 # refresh the jobs are missing, not down: one run passed "all up" without them).
 scraped_everywhere() {
   local up
-  targets_all_up "$1" || return 1
-  up=$(curl -fsS -m 5 "$1/api/v1/query" --data-urlencode 'query=sum by (job) (up)') || return 1
+  targets_all_up || return 1
+  up=$(prometheus_get "/api/v1/query?query=$(urlencode 'sum by (job) (up)')") || return 1
   grep -q "\"job\":\"backend\"},\"value\":\[[0-9.]*,\"$((SWARM_SLOW + SWARM_FAST))\"\]" <<<"${up}" \
     && grep -q "\"job\":\"containers\"},\"value\":\[[0-9.]*,\"${SWARM_NODES}\"\]" <<<"${up}"
 }
 
 test_swarm_04_prometheus_scrapes_haproxy_and_the_backends_across_nodes() {
   local up
-  wait_for 60 "Prometheus: every target up, on every node" scraped_everywhere "http://${SWARM_HAPROXY}:$(env_value PROMETHEUS_PORT)" || true
-  up=$(curl -fsS -m 5 "http://${SWARM_HAPROXY}:$(env_value PROMETHEUS_PORT)/api/v1/query" --data-urlencode 'query=sum by (job) (up)')
+  wait_for 60 "Prometheus: every target up, on every node" scraped_everywhere || true
+  up=$(prometheus_get "/api/v1/query?query=$(urlencode 'sum by (job) (up)')")
   assert_match '"job":"haproxy"\},"value":\[[0-9.]+,"1"\]' "${up}" "Prometheus: HAProxy's targets up (job haproxy)"
   assert_match '"job":"haproxy-exporter"\},"value":\[[0-9.]+,"1"\]' "${up}" "Prometheus: haproxy-exporter up"
   assert_match "\"job\":\"backend\"\\},\"value\":\\[[0-9.]+,\"$((SWARM_SLOW + SWARM_FAST))\"\\]" "${up}" \
@@ -217,14 +282,17 @@ swarm_holding() {
 }
 
 # stack_haproxy_description: the description of the config HAProxy runs on
-# the Swarm, asked of its runtime API inside its container.
-stack_haproxy_description() {
+# the Swarm.
+stack_haproxy_description() { stack_haproxy_api "show info" | sed -n 's/^description: //p'; }
+
+# stack_haproxy_api COMMAND: COMMAND's answer from HAProxy's runtime API on
+# the Swarm, asked inside its container (never published).
+stack_haproxy_api() {
   local id api
   id=$(on_swarm ps -q --filter label=com.docker.swarm.service.name=haproxy-lab_haproxy | head -n 1)
   api=$(topology_value instance haproxy runtime_api)
   # shellcheck disable=SC2016 # expanded by the container's bash
-  on_swarm exec -i "${id}" bash -c 'exec 3<>"/dev/tcp/${1%:*}/${1##*:}" && echo "show info" >&3 && cat <&3' _ "${api}" \
-    | sed -n 's/^description: //p'
+  on_swarm exec -i "${id}" bash -c 'exec 3<>"/dev/tcp/${1%:*}/${1##*:}" && echo "$2" >&3 && cat <&3' _ "${api}" "$1"
 }
 
 # Ctrl-C while the holders hold on the Swarm: exit 130, the partial results

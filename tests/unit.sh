@@ -459,3 +459,25 @@ test_unit_grafana_schema_check_catches_a_bad_dashboard() {
     grep -q "${expected}" <<<"${out}" || fail "schema check did not report: ${expected}"
   done
 }
+
+# env_value (scripts/lib/common.sh) reads the env files as Compose reads them
+# for the services, so both act on the same value: quotes stripped, an
+# unquoted value's " #" comment dropped, blanks and "export" trimmed, the
+# last file winning, the environment over every file.
+test_unit_env_value_reads_env_files_as_compose_does() {
+  local dir found="" name
+  dir=$(mktemp -d)
+  printf '%s\n' '# a comment line: HAPROXY_MEMORY=9g' 'HAPROXY_MEMORY="2g"' "HAPROXY_CPUSET='0-1'" \
+    'BACKEND_MEMORY=512m # each replica' 'SLOW_MS="3000 # kept" # dropped' '  export NOFILE = 4096  ' \
+    'LOADGEN_SYSCTL=net.ipv4.tcp_syn_retries=6#no blank: kept' $'SHUTDOWN_DRAIN_MS=3000\r' 'GRAFANA_PORT=3000' 'GRAFANA_PORT=3001' >"${dir}/a.env"
+  echo 'HAPROXY_MEMORY="4g" # offline' >"${dir}/b.env"
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  for name in HAPROXY_MEMORY HAPROXY_CPUSET BACKEND_MEMORY SLOW_MS NOFILE LOADGEN_SYSCTL SHUTDOWN_DRAIN_MS GRAFANA_PORT; do
+    found+="${name}=$(env -u "${name}" COMPOSE_ENV_FILES="${dir}/a.env" bash -c 'source scripts/lib/common.sh && env_value "$1"' _ "${name}");"
+  done
+  assert_eq "HAPROXY_MEMORY=2g;HAPROXY_CPUSET=0-1;BACKEND_MEMORY=512m;SLOW_MS=3000 # kept;NOFILE=4096;LOADGEN_SYSCTL=net.ipv4.tcp_syn_retries=6#no blank: kept;SHUTDOWN_DRAIN_MS=3000;GRAFANA_PORT=3001;" \
+    "${found}" "values env_value reads"
+  assert_eq 4g "$(env -u HAPROXY_MEMORY COMPOSE_ENV_FILES="${dir}/a.env,${dir}/b.env" bash -c 'source scripts/lib/common.sh && env_value HAPROXY_MEMORY')" "the last file's value"
+  assert_eq 8g "$(HAPROXY_MEMORY=8g COMPOSE_ENV_FILES="${dir}/a.env" bash -c 'source scripts/lib/common.sh && env_value HAPROXY_MEMORY')" "the environment's value"
+  rm -rf "${dir}"
+}

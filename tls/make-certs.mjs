@@ -1,4 +1,8 @@
-// make-certs.mjs DIR: a lab CA and two HAProxy server certificates (RSA-2048 and ECDSA P-256).
+// make-certs.mjs [--key-owner UID:GID] [--ca-dir CADIR] DIR: a lab CA and two HAProxy server
+// certificates (RSA-2048 and ECDSA P-256) in DIR; the CA certificate alone also in CADIR, for clients
+// that must trust it but have no business near the keys. The CA's private key exists only in memory
+// while it signs the two certificates: nothing can be signed with it later, so a leaked volume
+// yields the two server keys and never a way to mint more.
 // Only Node built-ins: the node:alpine images this runs in have neither openssl nor npm packages,
 // and Node's crypto can make keys and sign but not build certificates, so the X.509 v3 structures
 // are encoded here in ASN.1 DER (RFC 5280) and the TBSCertificate is signed with crypto.sign.
@@ -6,14 +10,18 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const HOUR = 3600 * 1000;
 const DAY = 24 * HOUR;
-const CA_YEARS = 10;
 const SERVER_DAYS = 397; // the longest lifetime browsers accept for server certificates
 const MIN_REMAINING_DAYS = 30; // renew well before expiry, so a long-running lab never sees one
+const KEY_MODE = 0o400; // the files holding private keys: their owner (HAProxy's user) reads them
 
-export const CA = Object.freeze({ cert: 'ca.crt', key: 'ca.key', commonName: 'haproxy-lab CA' });
+export const CA = Object.freeze({ cert: 'ca.crt', commonName: 'haproxy-lab CA' });
+// A CA key on disk could sign more certificates: where one is found, the set is made again and
+// the file removed.
+export const STORED_CA_KEY = 'ca.key';
 export const SERVER_CN = 'haproxy';
 
 // Names per certificate; the type-specific name lets a client pick RSA or ECDSA by SNI.
@@ -37,11 +45,12 @@ const OID = {
   subjectKeyIdentifier: '2.5.29.14',
   authorityKeyIdentifier: '2.5.29.35',
   subjectAltName: '2.5.29.17',
+  nameConstraints: '2.5.29.30',
   serverAuth: '1.3.6.1.5.5.7.3.1',
 };
 
 // keyUsage bit numbers (RFC 5280 4.2.1.3).
-const KU = { digitalSignature: 0, keyEncipherment: 2, keyCertSign: 5, cRLSign: 6 };
+const KU = { digitalSignature: 0, keyCertSign: 5, cRLSign: 6 };
 
 // ---- ASN.1 DER encoding ----------------------------------------------------------------------
 
@@ -145,27 +154,50 @@ function ipBytes(ip) {
   return Buffer.from(parts);
 }
 
-// GeneralNames: dNSName [2] and iPAddress [7] are IMPLICIT, hence primitive context tags.
+// GeneralName: dNSName [2] and iPAddress [7] are IMPLICIT, hence primitive context tags.
+const dnsName = (d) => tlv(0x82, Buffer.from(d, 'ascii'));
+const ipAddress = (bytes) => tlv(0x87, bytes);
+
 function subjectAltName({ dns, ip }) {
-  const names = [...dns.map((d) => tlv(0x82, Buffer.from(d, 'ascii'))), ...ip.map((a) => tlv(0x87, ipBytes(a)))];
-  return derSequence(...names);
+  return derSequence(...dns.map(dnsName), ...ip.map((a) => ipAddress(ipBytes(a))));
 }
 
-function caExtensions(publicKey) {
+// Every name some server certificate carries, each once.
+export function serverNames() {
+  const all = Object.values(CERTS);
+  return { dns: [...new Set(all.flatMap((c) => c.dns))], ip: [...new Set(all.flatMap((c) => c.ip))] };
+}
+
+// NameConstraints (RFC 5280 4.2.1.10) permitting only the servers' names. A dNSName subtree also
+// admits the names below it (haproxy admits x.haproxy), the tightest a DNS constraint can be; an
+// iPAddress subtree is address then mask, here each address alone (/32). permittedSubtrees [0]
+// is IMPLICIT, so its tag replaces the SEQUENCE OF; GeneralSubtree's minimum (DEFAULT 0) and
+// maximum (absent) are left out.
+export function nameConstraints({ dns, ip }) {
+  const hostMask = Buffer.from([255, 255, 255, 255]);
+  const subtrees = [
+    ...dns.map((d) => derSequence(dnsName(d))),
+    ...ip.map((a) => derSequence(ipAddress(Buffer.concat([ipBytes(a), hostMask])))),
+  ];
+  return derSequence(tlv(0xa0, ...subtrees));
+}
+
+// pathLenConstraint 0: the CA issues server certificates only, never another CA.
+export function caExtensions(publicKey) {
   return [
-    extension(OID.basicConstraints, derSequence(DER_TRUE), true),
+    extension(OID.basicConstraints, derSequence(DER_TRUE, derInteger(0)), true),
     extension(OID.keyUsage, derNamedBits([KU.keyCertSign, KU.cRLSign]), true),
     extension(OID.subjectKeyIdentifier, derOctetString(keyIdentifier(publicKey))),
+    extension(OID.nameConstraints, nameConstraints(serverNames()), true),
   ];
 }
 
-function serverExtensions(publicKey, caPublicKey, names) {
-  const usage = publicKey.asymmetricKeyType === 'rsa'
-    ? [KU.digitalSignature, KU.keyEncipherment] // RSA key exchange (TLS 1.2) encrypts to the key
-    : [KU.digitalSignature];
+// digitalSignature only, RSA too: keyEncipherment serves static-RSA key exchange, which neither
+// TLS 1.3 nor HAProxy's TLS 1.2 cipher list (ECDHE and DHE only, Mozilla intermediate) offers.
+export function serverExtensions(publicKey, caPublicKey, names) {
   return [
     extension(OID.basicConstraints, derSequence(), true), // cA DEFAULT FALSE: empty sequence
-    extension(OID.keyUsage, derNamedBits(usage), true),
+    extension(OID.keyUsage, derNamedBits([KU.digitalSignature]), true),
     extension(OID.extKeyUsage, derSequence(derOid(OID.serverAuth))),
     extension(OID.subjectKeyIdentifier, derOctetString(keyIdentifier(publicKey))),
     extension(OID.authorityKeyIdentifier, derSequence(tlv(0x80, keyIdentifier(caPublicKey)))),
@@ -180,6 +212,9 @@ export function randomSerial() {
   return bytes;
 }
 
+// The [3] EXPLICIT extensions field, as it appears inside a TBSCertificate.
+const extensionsField = (extensions) => derExplicit(3, derSequence(...extensions));
+
 // Builds, signs (ecdsa-with-SHA256) and returns the certificate as PEM.
 export function buildCertificate({ issuer, subject, notBefore, notAfter, publicKey, extensions, signingKey }) {
   if (signingKey.asymmetricKeyType !== 'ec') throw new Error('the signing key must be ECDSA (ecdsa-with-SHA256)');
@@ -191,7 +226,7 @@ export function buildCertificate({ issuer, subject, notBefore, notAfter, publicK
     derSequence(derTime(notBefore), derTime(notAfter)),
     name(subject),
     publicKey.export({ type: 'spki', format: 'der' }),
-    derExplicit(3, derSequence(...extensions)),
+    extensionsField(extensions),
   );
   const signature = crypto.sign('sha256', tbs, signingKey); // DER ECDSA-Sig-Value by default
   return new crypto.X509Certificate(derSequence(tbs, SIG_ALG, derBitString(signature))).toString();
@@ -209,24 +244,24 @@ function newKey(kind) {
 
 const pkcs8 = (privateKey) => privateKey.export({ type: 'pkcs8', format: 'pem' });
 
-// Everything in memory: { 'ca.crt': pem, 'ca.key': pem, 'rsa.pem': cert+key, 'ecdsa.pem': ... }.
+// Everything in memory: { 'ca.crt': pem, 'rsa.pem': cert+key, 'ecdsa.pem': ... }. The CA's key
+// is dropped on return. The CA has the servers' validity: it signs only these two certificates,
+// and is made again with them: a longer life would vouch for nothing more.
 export function generateCertificates({ now = new Date() } = {}) {
   const t = now.getTime();
   const notBefore = second(t - HOUR); // an hour of slack for clocks a little behind
+  const notAfter = second(t + SERVER_DAYS * DAY);
   const ca = newKey('ec');
-  const caNotAfter = new Date(notBefore);
-  caNotAfter.setUTCFullYear(caNotAfter.getUTCFullYear() + CA_YEARS);
   const files = {
-    [CA.key]: pkcs8(ca.privateKey),
     [CA.cert]: buildCertificate({
-      issuer: CA.commonName, subject: CA.commonName, notBefore, notAfter: second(caNotAfter.getTime() + HOUR),
+      issuer: CA.commonName, subject: CA.commonName, notBefore, notAfter,
       publicKey: ca.publicKey, extensions: caExtensions(ca.publicKey), signingKey: ca.privateKey,
     }),
   };
   for (const [kind, names] of Object.entries(CERTS)) {
     const key = newKey(kind);
     files[names.file] = buildCertificate({
-      issuer: CA.commonName, subject: SERVER_CN, notBefore, notAfter: second(t + SERVER_DAYS * DAY),
+      issuer: CA.commonName, subject: SERVER_CN, notBefore, notAfter,
       publicKey: key.publicKey, extensions: serverExtensions(key.publicKey, ca.publicKey, names),
       signingKey: ca.privateKey,
     }) + pkcs8(key.privateKey); // HAProxy's crt file: certificate first, then its key
@@ -242,38 +277,42 @@ export function splitPem(text) {
   return { cert: cert[0], key: key[0] };
 }
 
-function readPair(dir, certFile, keyFile) {
-  const certText = fs.readFileSync(path.join(dir, certFile), 'utf8');
-  const { cert, key } = keyFile
-    ? { cert: certText, key: fs.readFileSync(path.join(dir, keyFile), 'utf8') }
-    : splitPem(certText);
-  return { cert: new crypto.X509Certificate(cert), key: crypto.createPrivateKey(key) };
+function readServer(dir, names) {
+  const { cert, key } = splitPem(fs.readFileSync(path.join(dir, names.file), 'utf8'));
+  return { cert: new crypto.X509Certificate(cert), key: crypto.createPrivateKey(key), names };
 }
 
 // Why the files in dir cannot be kept, or { ok: true, validUntil } (the earliest expiry).
 export function checkCertificates(dir, { now = new Date() } = {}) {
-  const wanted = [CA.cert, CA.key, ...Object.values(CERTS).map((c) => c.file)];
+  if (fs.existsSync(path.join(dir, STORED_CA_KEY))) return { ok: false, reason: `${STORED_CA_KEY} present (a stored CA key)` };
+  const wanted = [CA.cert, ...Object.values(CERTS).map((c) => c.file)];
   const missing = wanted.filter((f) => !fs.existsSync(path.join(dir, f)));
   if (missing.length) return { ok: false, reason: `missing ${missing.join(', ')}` };
   try {
-    const ca = readPair(dir, CA.cert, CA.key);
-    const servers = Object.values(CERTS).map((c) => ({ ...readPair(dir, c.file), names: c }));
-    const problem = certProblem(ca, ca.cert, null, now)
-      ?? servers.map((s) => certProblem(s, ca.cert, s.names, now)).find(Boolean);
+    const caCert = new crypto.X509Certificate(fs.readFileSync(path.join(dir, CA.cert)));
+    const all = [{ cert: caCert, key: null, names: null }, ...Object.values(CERTS).map((c) => readServer(dir, c))];
+    const problem = all.map((p) => certProblem(p, caCert, now)).find(Boolean);
     if (problem) return { ok: false, reason: problem };
-    const expiries = [ca, ...servers].map((p) => new Date(p.cert.validTo).getTime());
+    const expiries = all.map((p) => new Date(p.cert.validTo).getTime());
     return { ok: true, validUntil: new Date(Math.min(...expiries)) };
   } catch (err) {
+    // Not a reason to make the set again (it would be, on every start): the key files belong to
+    // another user, and root without CAP_DAC_READ_SEARCH cannot read them.
+    if (err.code === 'EACCES') throw new Error(`${err.path}: not readable (EACCES); key files of another owner need CAP_DAC_READ_SEARCH`);
     return { ok: false, reason: `unreadable: ${err.message}` };
   }
 }
 
-// One certificate's problem as a string, or null; names is null for the CA itself.
-function certProblem({ cert, key }, caCert, names, now) {
+// One certificate's problem as a string, or null; names and key are null for the CA itself. The
+// extensions must be the ones made here, byte for byte (they depend only on the keys and names),
+// so a set made with other constraints, usages or names is made again.
+function certProblem({ cert, key, names }, caCert, now) {
   const file = names ? names.file : CA.cert;
-  if (!cert.checkPrivateKey(key)) return `${file}: key does not match the certificate`;
+  if (key && !cert.checkPrivateKey(key)) return `${file}: key does not match the certificate`;
   if (cert.ca !== (names === null)) return `${file}: CA flag is ${cert.ca}`;
   if (!cert.checkIssued(caCert) || !cert.verify(caCert.publicKey)) return `${file}: not issued by ${CA.cert}`;
+  const expected = names ? serverExtensions(cert.publicKey, caCert.publicKey, names) : caExtensions(cert.publicKey);
+  if (!cert.raw.includes(extensionsField(expected))) return `${file}: extensions differ from those made here`;
   if (new Date(cert.validFrom) > now) return `${file}: not valid before ${cert.validFrom}`;
   const remaining = new Date(cert.validTo).getTime() - now.getTime();
   if (remaining < MIN_REMAINING_DAYS * DAY) return `${file}: expires ${cert.validTo}`;
@@ -283,12 +322,23 @@ function certProblem({ cert, key }, caCert, names, now) {
 
 // ---- files -----------------------------------------------------------------------------------
 
-// Temp file in the same directory, then rename: readers never see a half-written file.
-export function writeAtomic(dir, file, content, mode) {
+// chown needs root (or the file's owner giving it to itself): one line saying so if refused.
+function chownTo(target, { uid, gid }, shownAs) {
+  try {
+    fs.chownSync(target, uid, gid);
+  } catch (err) {
+    throw new Error(`${shownAs}: cannot chown to ${uid}:${gid} (${err.code ?? err.message}); --key-owner needs root`);
+  }
+}
+
+// Temp file in the same directory, then rename: readers never see a half-written file, nor one
+// with a mode or owner ({ uid, gid }, if given) it is not meant to have.
+export function writeAtomic(dir, file, content, mode, owner = null) {
   const tmp = path.join(dir, `.${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
   try {
     fs.writeFileSync(tmp, content, { mode, flag: 'wx' });
     fs.chmodSync(tmp, mode); // the umask may have narrowed the mode given above
+    if (owner) chownTo(tmp, owner, path.join(dir, file));
     fs.renameSync(tmp, path.join(dir, file));
   } catch (err) {
     fs.rmSync(tmp, { force: true });
@@ -311,28 +361,79 @@ function assertWritableDir(dir) {
   }
 }
 
-// Keeps valid certificates byte for byte; otherwise replaces all four files, so the servers'
-// certificates always come from the CA beside them.
-export function ensureCertificates(dir, { now = new Date() } = {}) {
+// A kept key file whose mode or owner differs from what is asked now (HAProxy's uid may have
+// changed) is rewritten, same bytes: chmod of a file given to another user needs CAP_FOWNER,
+// a new file of our own needs nothing more than the chown writeAtomic does anyway.
+function protectKeyFiles(dir, owner) {
+  for (const c of Object.values(CERTS)) {
+    const stat = fs.statSync(path.join(dir, c.file));
+    const ownerOk = !owner || (stat.uid === owner.uid && stat.gid === owner.gid);
+    if ((stat.mode & 0o777) === KEY_MODE && ownerOk) continue;
+    writeAtomic(dir, c.file, fs.readFileSync(path.join(dir, c.file)), KEY_MODE, owner);
+  }
+}
+
+// caDir's ca.crt follows dir's; rewritten only when it differs.
+function copyCaCert(dir, caDir) {
+  const pem = fs.readFileSync(path.join(dir, CA.cert));
+  const target = path.join(caDir, CA.cert);
+  if (fs.existsSync(target) && fs.readFileSync(target).equals(pem)) return;
+  writeAtomic(caDir, CA.cert, pem, 0o644);
+}
+
+// Keeps valid certificates byte for byte; otherwise replaces all three files with a new CA, so
+// the servers' certificates always come from the CA beside them. Only the server files hold keys:
+// KEY_MODE, owned by keyOwner ({ uid, gid }) when given. ca.crt is public: 0644 in dir (for
+// "docker compose cp haproxy:/etc/haproxy-certs/ca.crt ."), and in caDir when given.
+export function ensureCertificates(dir, { now = new Date(), caDir = null, keyOwner = null } = {}) {
   assertWritableDir(dir);
+  if (caDir !== null) assertWritableDir(caDir);
   const check = checkCertificates(dir, { now });
+  const alsoIn = caDir === null ? '' : `; ${CA.cert} also in ${caDir}`;
   if (check.ok) {
-    return { created: false, validUntil: check.validUntil, message: `certificates kept in ${dir} (valid until ${check.validUntil.toISOString()})` };
+    protectKeyFiles(dir, keyOwner);
+    if (caDir !== null) copyCaCert(dir, caDir);
+    return { created: false, validUntil: check.validUntil, message: `certificates kept in ${dir} (valid until ${check.validUntil.toISOString()})${alsoIn}` };
   }
   const files = generateCertificates({ now });
-  // The CA key stays private. The server files hold keys too but must be 0644: HAProxy runs as a
-  // non-root user of unknown uid, and DIR is a Docker named volume that only the lab mounts.
-  writeAtomic(dir, CA.key, files[CA.key], 0o600);
   writeAtomic(dir, CA.cert, files[CA.cert], 0o644);
-  for (const c of Object.values(CERTS)) writeAtomic(dir, c.file, files[c.file], 0o644);
+  for (const c of Object.values(CERTS)) writeAtomic(dir, c.file, files[c.file], KEY_MODE, keyOwner);
+  fs.rmSync(path.join(dir, STORED_CA_KEY), { force: true });
+  if (caDir !== null) copyCaCert(dir, caDir);
   const list = Object.values(CERTS).map((c) => `${c.file} (${c.label})`).join(', ');
-  return { created: true, reason: check.reason, message: `certificates created in ${dir}: ${CA.cert}, ${list}` };
+  return { created: true, reason: check.reason, message: `certificates created in ${dir}: ${CA.cert}, ${list}${alsoIn}` };
+}
+
+const USAGE = 'usage: node tls/make-certs.mjs [--key-owner UID:GID] [--ca-dir CADIR] DIR';
+
+// "UID:GID", both numeric: the container that chowns has no user database for HAProxy's names.
+export function parseOwner(text) {
+  const match = /^(\d+):(\d+)$/.exec(text);
+  if (!match) throw new Error(`--key-owner: expected UID:GID (numbers), found ${JSON.stringify(text)}`);
+  return { uid: Number(match[1]), gid: Number(match[2]) };
+}
+
+// args → { dir, caDir, keyOwner }, or a usage error.
+export function parseCli(args) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args, allowPositionals: true, strict: true,
+      options: { 'key-owner': { type: 'string' }, 'ca-dir': { type: 'string' } },
+    });
+  } catch {
+    throw new Error(USAGE);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 1 || positionals[0].startsWith('-')) throw new Error(USAGE);
+  const keyOwner = values['key-owner'] === undefined ? null : parseOwner(values['key-owner']);
+  return { dir: positionals[0], caDir: values['ca-dir'] ?? null, keyOwner };
 }
 
 export function main(args = process.argv.slice(2)) {
   try {
-    if (args.length !== 1 || args[0].startsWith('-')) throw new Error('usage: node tls/make-certs.mjs DIR');
-    console.log(ensureCertificates(args[0]).message);
+    const { dir, caDir, keyOwner } = parseCli(args);
+    console.log(ensureCertificates(dir, { caDir, keyOwner }).message);
     return 0;
   } catch (err) {
     console.error(`make-certs: ${String(err.message).split('\n')[0]}`);

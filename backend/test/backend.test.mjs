@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import { createBackend } from '../app.mjs';
+import { createBackend, MAX_BODY_BYTES } from '../app.mjs';
 
 const REPLICA = 'test-replica';
 const MARGIN_MS = 800; // scheduling slack on a busy CI machine
@@ -225,6 +225,45 @@ test('POST /ping with a JSON body (small and 1 MiB) answers pong', async (t) => 
   const big = JSON.stringify({ pad: 'x'.repeat(1 << 20) });
   const bigRes = await request(base, '/ping', { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
   assert.equal(bigRes.body, 'pong');
+});
+
+test('a body over MAX_BODY_BYTES gets 413 (declared) or its connection closed (chunked); the server still answers', async (t) => {
+  const { base, port } = await start(t);
+  const declared = await request(base, '/ping', {
+    method: 'POST', headers: { 'content-length': String(MAX_BODY_BYTES + 1) }, body: 'x'.repeat(MAX_BODY_BYTES + 1),
+  }).catch((err) => ({ error: err.code }));
+  assert.equal(declared.status, 413, `declared length: expected 413, found ${JSON.stringify(declared)}`);
+  // Chunked, no length, endless: /ping answers before the body ends, and the
+  // server closes the connection once the bytes pass the cap.
+  const total = MAX_BODY_BYTES * 4;
+  const sentAtClose = await new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunk = 'x'.repeat(64 * 1024);
+    let sent = 0;
+    socket.on('data', () => {});
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(sent));
+    socket.write('POST /ping HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n');
+    const more = () => {
+      while (sent < total && !socket.destroyed) {
+        sent += chunk.length;
+        if (!socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`)) return socket.once('drain', more);
+      }
+      if (sent >= total) setTimeout(() => socket.destroy(), 2000); // the server kept reading: the client gives up
+      return undefined;
+    };
+    more();
+  });
+  assert.ok(sentAtClose < total, `chunked body over the cap: the server should close the connection before ${total} bytes, it read all ${sentAtClose}`);
+  assert.equal((await request(base, '/fast')).status, 200);
+});
+
+test('/ping refuses a whole answer longer than MAX_SLEEP_MS: sleep x (times + 1)', async (t) => {
+  const { base } = await start(t, { maxSleepMs: 1000 });
+  const res = await request(base, '/ping', { headers: { sleep: '500', times: '2' } });
+  assert.equal(res.status, 400);
+  assert.equal(res.body, '"sleep" x ("times" + 1) is 1500 ms: want at most 1000 (MAX_SLEEP_MS)\n');
+  assert.equal((await request(base, '/ping', { headers: { sleep: '10', times: '1' } })).body, 'pongpong');
 });
 
 test('GET /healthz answers ok', async (t) => {

@@ -24,7 +24,7 @@ try {
 } catch (err) {
   die(err.message);
 }
-if (cfg.tls && !fs.existsSync(cfg.ca)) die(`no CA at ${cfg.ca}: mount the haproxy-certs volume at /certs (compose does)`);
+if (cfg.tls && !fs.existsSync(cfg.ca)) die(`no CA at ${cfg.ca}: mount the lab-ca volume at /certs (compose does)`);
 
 // Where the summary goes, writable before any load is sent (not found out after it).
 if (cfg.summaryDir) {

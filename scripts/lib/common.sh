@@ -232,14 +232,28 @@ file_prefixed() { sed -n "s/^$2\.//p" "$1"; }
 
 # env_value NAME: NAME as compose sees it (environment, then the env files,
 # the last file winning). Scripts run from LAB_ROOT, as compose resolves
-# COMPOSE_ENV_FILES from the working directory.
+# COMPOSE_ENV_FILES from the working directory. A file's line is read as
+# Compose reads it (compose-go's dotenv), else the lab would act on another
+# value than the one its services get: blanks around the name, the "=" and
+# the value, and "export " before the name, are dropped; so are a value's
+# quotes ("..." or '...', and anything after the closing one) and an
+# unquoted value's comment (from " #"). Compose's ${VAR} expansion, escapes
+# in "..." and values over several lines are not done: the lab's files have
+# none. Called everywhere: the rules are bash's own, no process more than
+# the sed and tail that find the line.
 env_value() {
   if [[ -n "${!1:-}" ]]; then echo "${!1}"; return 0; fi
   local files file value last=""
   IFS=',' read -r -a files <<<"${COMPOSE_ENV_FILES:-.env}"
   for file in "${files[@]}"; do
     [[ -f "${file}" ]] || continue
-    value=$(sed -n "s/^$1=//p" "${file}" | tail -n 1)
+    value=$(sed -n "s/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}$1[[:space:]]*=//p" "${file}" | tail -n 1)
+    value="${value#"${value%%[![:space:]]*}"}"
+    case "${value}" in
+      \"*) value="${value:1}"; value="${value%%\"*}" ;;
+      \'*) value="${value:1}"; value="${value%%\'*}" ;;
+      *) value="${value%% #*}"; value="${value%"${value##*[![:space:]]}"}" ;;
+    esac
     if [[ -n "${value}" ]]; then last="${value}"; fi
   done
   echo "${last}"

@@ -4,7 +4,7 @@
 //   :latest); ports published on 127.0.0.1 only; a memory limit everywhere;
 //   every depended-on service has a healthcheck and is waited for healthy,
 //   or is a one-shot job (no healthcheck, never restarted: certs) waited for
-//   to complete successfully.
+//   to complete successfully; Grafana's anonymous visitors are Viewers.
 import { readFileSync } from 'node:fs';
 
 const config = JSON.parse(readFileSync(0, 'utf8'));
@@ -20,6 +20,10 @@ for (const [name, svc] of Object.entries(services)) {
     if (port.published && port.host_ip !== '127.0.0.1') {
       problems.push(`${name}: port ${port.published} is published on ${port.host_ip ?? 'all interfaces'}, not 127.0.0.1`);
     }
+  }
+  const environment = svc.environment ?? {};
+  if (environment.GF_AUTH_ANONYMOUS_ENABLED === 'true' && environment.GF_AUTH_ANONYMOUS_ORG_ROLE !== 'Viewer') {
+    problems.push(`${name}: anonymous visitors get the role ${environment.GF_AUTH_ANONYMOUS_ORG_ROLE ?? 'Viewer (unset)'}, not Viewer`);
   }
   const memory = svc.deploy?.resources?.limits?.memory ?? svc.mem_limit;
   if (!memory) problems.push(`${name}: no memory limit`);

@@ -1,5 +1,7 @@
 // make-certs.mjs: the certificates parse, chain to the CA, carry the names and key types asked
 // for, serve a real TLS 1.3 handshake, are kept when valid and replaced (all of them) otherwise.
+// The CA's key is never stored; the CA issues only end-entity certificates for the servers' names;
+// the key files are 0400 and owned as asked; --ca-dir gets ca.crt and nothing else.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -9,12 +11,15 @@ import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
-import { CERTS, ensureCertificates, derInteger, derLength, derOid, derTime, derNamedBits } from '../make-certs.mjs';
+import {
+  CERTS, ensureCertificates, derInteger, derLength, derOid, derTime, derNamedBits, nameConstraints,
+  buildCertificate, caExtensions, serverExtensions,
+} from '../make-certs.mjs';
 
 const SCRIPT = fileURLToPath(new URL('../make-certs.mjs', import.meta.url));
 const OPENSSL = '/usr/bin/openssl';
 const DAY = 24 * 3600 * 1000;
-const FILES = ['ca.crt', 'ca.key', 'rsa.pem', 'ecdsa.pem'];
+const FILES = ['ca.crt', 'rsa.pem', 'ecdsa.pem'];
 const KINDS = ['rsa', 'ecdsa'];
 const tmpDirs = [];
 let dir; // one shared, generated set for the read-only tests
@@ -103,14 +108,25 @@ test('subjectAltName holds the shared names and the type-specific one', () => {
   eq(CERTS.ecdsa.sni, 'ecdsa.haproxy', 'CERTS.ecdsa.sni');
 });
 
-test('each key matches its certificate (checkPrivateKey)', () => {
-  const ca = readCa(dir);
-  const caKey = crypto.createPrivateKey(fs.readFileSync(path.join(dir, 'ca.key')));
-  assert.ok(ca.checkPrivateKey(caKey), 'expected ca.key to match ca.crt');
+test('each server key matches its certificate (checkPrivateKey)', () => {
   for (const kind of KINDS) {
     const { x509, privateKey } = readPem(dir, CERTS[kind].file);
     assert.ok(x509.checkPrivateKey(privateKey), `${kind}: expected its key to match its certificate`);
-    assert.ok(!x509.checkPrivateKey(caKey), `${kind}: expected the CA key not to match`);
+  }
+});
+
+test('the CA key is stored nowhere: no ca.key, no private key matching ca.crt in any file', () => {
+  const d = tmpDir();
+  const caDir = tmpDir();
+  eq(run('--ca-dir', caDir, d).status, 0, 'run status');
+  const ca = readCa(d);
+  for (const out of [d, caDir]) {
+    eq(fs.existsSync(path.join(out, 'ca.key')), false, `${out}/ca.key exists`);
+    for (const file of fs.readdirSync(out)) {
+      const keys = fs.readFileSync(path.join(out, file), 'utf8').match(/-----BEGIN PRIVATE KEY-----[\s\S]+?-----END PRIVATE KEY-----\n/g) ?? [];
+      const matching = keys.filter((k) => ca.checkPrivateKey(crypto.createPrivateKey(k)));
+      eq(matching.length, 0, `${file}: private keys matching ca.crt`);
+    }
   }
 });
 
@@ -134,22 +150,147 @@ test('serials are positive, 16 bytes and distinct', () => {
   eq(new Set(serials).size, 3, `distinct serials among ${show(serials)}`);
 });
 
-test('validity follows the injected clock: now-1h to now+10y (CA), now+397d (servers)', () => {
+test('validity follows the injected clock: now-1h to now+397d, the CA no longer than the servers', () => {
   const d = tmpDir();
   const now = new Date('2031-05-06T07:08:09.500Z');
   quiet(d, { now });
   const from = 'May  6 06:08:09 2031 GMT';
-  eq([readCa(d).validFrom, readCa(d).validTo], [from, 'May  6 07:08:09 2041 GMT'], 'CA validity');
+  eq([readCa(d).validFrom, readCa(d).validTo], [from, 'Jun  6 07:08:09 2032 GMT'], 'CA validity');
   for (const kind of KINDS) {
     const { x509 } = readPem(d, CERTS[kind].file);
     eq([x509.validFrom, x509.validTo], [from, 'Jun  6 07:08:09 2032 GMT'], `${kind} validity`);
   }
 });
 
-test('file modes: ca.key 0600, the rest 0644; no temp files left', () => {
-  const modes = Object.fromEntries(FILES.map((f) => [f, (fs.statSync(path.join(dir, f)).mode & 0o777).toString(8)]));
-  eq(modes, { 'ca.crt': '644', 'ca.key': '600', 'rsa.pem': '644', 'ecdsa.pem': '644' }, 'modes');
+const modeOf = (file) => (fs.statSync(file).mode & 0o777).toString(8);
+
+test('file modes: key files 0400, ca.crt 0644; no temp files left', () => {
+  const modes = Object.fromEntries(FILES.map((f) => [f, modeOf(path.join(dir, f))]));
+  eq(modes, { 'ca.crt': '644', 'rsa.pem': '400', 'ecdsa.pem': '400' }, 'modes');
   eq(fs.readdirSync(dir).sort(), [...FILES].sort(), 'directory listing');
+});
+
+test('--ca-dir holds ca.crt only, the same bytes as DIR\'s, also when the set is kept or remade', () => {
+  const d = tmpDir();
+  const caDir = tmpDir();
+  const first = run('--ca-dir', caDir, d);
+  eq([first.status, first.stderr], [0, ''], 'first run status, stderr');
+  assert.match(first.stdout, new RegExp(`; ca\\.crt also in ${caDir}\n$`), `first run output: ${show(first.stdout)}`);
+  const same = () => fs.readFileSync(path.join(caDir, 'ca.crt')).equals(fs.readFileSync(path.join(d, 'ca.crt')));
+  eq(fs.readdirSync(caDir), ['ca.crt'], 'CA dir listing after creation');
+  eq([same(), modeOf(path.join(caDir, 'ca.crt'))], [true, '644'], 'CA dir ca.crt: same as DIR\'s, mode');
+  const freshCaDir = tmpDir();
+  eq(run('--ca-dir', freshCaDir, d).status, 0, 'kept run into an empty CA dir: status');
+  eq(fs.readdirSync(freshCaDir), ['ca.crt'], 'empty CA dir listing after a kept run');
+  assert.ok(fs.readFileSync(path.join(freshCaDir, 'ca.crt')).equals(fs.readFileSync(path.join(d, 'ca.crt'))), 'kept run: expected DIR\'s ca.crt in the CA dir');
+  fs.rmSync(path.join(d, 'rsa.pem'));
+  eq(run('--ca-dir=' + caDir, d).status, 0, 'remaking run: status');
+  eq([fs.readdirSync(caDir), same()], [['ca.crt'], true], 'CA dir after remaking: listing, same as DIR\'s');
+});
+
+test('--key-owner UID:GID: the key files get that owner, ca.crt keeps the caller\'s', () => {
+  const uid = process.getuid();
+  const gid = process.getgid();
+  const d = tmpDir();
+  const r = run('--key-owner', `${uid}:${gid}`, d);
+  eq([r.status, r.stderr], [0, ''], 'status, stderr');
+  const owners = (dd) => Object.fromEntries(FILES.map((f) => [f, `${fs.statSync(path.join(dd, f)).uid}:${fs.statSync(path.join(dd, f)).gid}`]));
+  const self = `${uid}:${gid}`;
+  eq(owners(d), { 'ca.crt': self, 'rsa.pem': self, 'ecdsa.pem': self }, 'owners');
+  if (uid !== 0) return; // giving files away needs root
+  const other = '4321:8765';
+  const e = tmpDir();
+  eq(run('--key-owner', other, e).status, 0, 'run as root with another owner: status');
+  eq(owners(e), { 'ca.crt': '0:0', 'rsa.pem': other, 'ecdsa.pem': other }, 'owners as root');
+  const before = snapshot(e);
+  eq(run('--key-owner', '99:99', e).status, 0, 'kept run with a new owner: status');
+  eq([owners(e), snapshot(e)], [{ 'ca.crt': '0:0', 'rsa.pem': '99:99', 'ecdsa.pem': '99:99' }, before], 'kept with a new owner: owners, contents');
+});
+
+test('--key-owner refused by the system: one "make-certs: ..." line, no key file or temp file left', () => {
+  const d = tmpDir();
+  fs.chmodSync(d, 0o777);
+  // As root, run as nobody; either way, giving a file to root needs root.
+  const asNobody = process.getuid() === 0 ? { uid: 65534, gid: 65534 } : {};
+  const r = spawnSync(process.execPath, [SCRIPT, '--key-owner', '0:0', d], { encoding: 'utf8', ...asNobody });
+  eq(r.status, 1, `status (stderr ${show(r.stderr)})`);
+  assert.match(r.stderr, /^make-certs: .+rsa\.pem: cannot chown to 0:0 \(EPERM\); --key-owner needs root\n$/, `stderr ${show(r.stderr)}`);
+  eq(fs.readdirSync(d).filter((f) => f !== 'ca.crt'), [], 'files other than ca.crt');
+});
+
+// The certs service's privileges: root with every capability dropped but these (compose's
+// cap_drop: [ALL] and cap_add). setpriv empties the bounding set, which limits what exec grants.
+const SETPRIV = '/usr/bin/setpriv';
+function runWithCaps(caps, ...args) {
+  const r = spawnSync(SETPRIV, [`--bounding-set=-all${caps.map((c) => `,+${c}`).join('')}`, process.execPath, SCRIPT, ...args], { encoding: 'utf8' });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('as root with only CHOWN and DAC_READ_SEARCH: made, kept, given to a new owner; without DAC_READ_SEARCH one clear line', (t) => {
+  if (process.getuid() !== 0 || !fs.existsSync(SETPRIV)) return t.skip('needs root and setpriv');
+  const d = tmpDir();
+  const caps = ['chown', 'dac_read_search'];
+  const owners = () => FILES.map((f) => `${f} ${fs.statSync(path.join(d, f)).uid}:${fs.statSync(path.join(d, f)).gid} ${modeOf(path.join(d, f))}`);
+  const first = runWithCaps(caps, '--key-owner', '99:99', d);
+  eq([first.status, first.stderr], [0, ''], 'first run status, stderr');
+  eq(owners(), ['ca.crt 0:0 644', 'rsa.pem 99:99 400', 'ecdsa.pem 99:99 400'], 'after the first run');
+  const before = snapshot(d);
+  const inodes = FILES.map((f) => fs.statSync(path.join(d, f)).ino);
+  const kept = runWithCaps(caps, '--key-owner', '99:99', d);
+  eq([kept.status, /^certificates kept/.test(kept.stdout)], [0, true], `second run (${show(kept.stdout + kept.stderr)})`);
+  eq([snapshot(d), FILES.map((f) => fs.statSync(path.join(d, f)).ino)], [before, inodes], 'second run: contents, inodes');
+  const moved = runWithCaps(caps, '--key-owner', '101:102', d);
+  eq([moved.status, /^certificates kept/.test(moved.stdout)], [0, true], `new owner run (${show(moved.stdout + moved.stderr)})`);
+  eq([owners(), snapshot(d)], [['ca.crt 0:0 644', 'rsa.pem 101:102 400', 'ecdsa.pem 101:102 400'], before], 'new owner: owners, contents');
+  const blind = runWithCaps(['chown'], '--key-owner', '101:102', d);
+  eq(blind.status, 1, `without DAC_READ_SEARCH: status (${show(blind.stdout)})`);
+  assert.match(blind.stderr, /^make-certs: .+\.pem: not readable \(EACCES\); key files of another owner need CAP_DAC_READ_SEARCH\n$/, `without DAC_READ_SEARCH: stderr ${show(blind.stderr)}`);
+  eq(snapshot(d), before, 'without DAC_READ_SEARCH: contents');
+});
+
+test('a ca.key found in DIR: the whole set made again, ca.key removed', () => {
+  const d = tmpDir();
+  quiet(d);
+  const old = snapshot(d);
+  fs.writeFileSync(path.join(d, 'ca.key'), 'a stored CA key\n');
+  const r = quiet(d);
+  eq([r.created, r.reason], [true, 'ca.key present (a stored CA key)'], 'created, reason');
+  eq(fs.readdirSync(d).sort(), [...FILES].sort(), 'directory listing');
+  const now = snapshot(d);
+  eq(FILES.filter((f) => now[f] === old[f]), [], 'files left unchanged');
+});
+
+// A CA made with the module's own pieces, its key kept: to sign what the module never would.
+// issue: a server cert+key PEM for names; issueCa: a CA certificate under this one, as a testCa.
+function testCa(extensions = caExtensions, { subject = 'haproxy-lab CA', issuer = null } = {}) {
+  const ecKey = () => crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const key = ecKey();
+  const notBefore = new Date(Date.now() - 3600 * 1000);
+  const notAfter = new Date(Date.now() + 100 * DAY);
+  const signer = issuer ?? { subject, privateKey: key.privateKey };
+  const cert = buildCertificate({
+    issuer: signer.subject, subject, notBefore, notAfter,
+    publicKey: key.publicKey, extensions: extensions(key.publicKey), signingKey: signer.privateKey,
+  });
+  const issue = (names, kind = 'ecdsa') => {
+    const leaf = kind === 'rsa' ? crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }) : ecKey();
+    return buildCertificate({
+      issuer: subject, subject: 'haproxy', notBefore, notAfter, publicKey: leaf.publicKey,
+      extensions: serverExtensions(leaf.publicKey, key.publicKey, names), signingKey: key.privateKey,
+    }) + leaf.privateKey.export({ type: 'pkcs8', format: 'pem' });
+  };
+  const issueCa = (sub) => testCa(caExtensions, { subject: sub, issuer: { subject, privateKey: key.privateKey } });
+  return { cert, issue, issueCa };
+}
+
+test('a set whose CA lacks the name constraints (no ca.key): made again', () => {
+  const d = tmpDir();
+  const ca = testCa((pub) => caExtensions(pub).slice(0, -1));
+  fs.writeFileSync(path.join(d, 'ca.crt'), ca.cert);
+  for (const kind of KINDS) fs.writeFileSync(path.join(d, CERTS[kind].file), ca.issue(CERTS[kind], kind));
+  const r = quiet(d);
+  eq([r.created, r.reason], [true, 'ca.crt: extensions differ from those made here'], 'created, reason');
+  assert.ok(quiet(d).created === false, 'expected the remade set to be kept');
 });
 
 // A TLS 1.3 handshake against a server using the pem, trusting only ca.crt, SNI picking the name.
@@ -199,7 +340,7 @@ test('a second run keeps the files byte for byte and prints one "kept" line', ()
 });
 
 for (const file of FILES) {
-  test(`${file} deleted: all four regenerated`, () => {
+  test(`${file} deleted: all three regenerated`, () => {
     const d = tmpDir();
     quiet(d);
     const old = snapshot(d);
@@ -241,13 +382,22 @@ test('near expiry: kept at +360 days (37 left), regenerated at +380 days (17 lef
 
 test('CLI errors: one "make-certs: ..." line and a non-zero exit', () => {
   const missing = path.join(tmpDir(), 'nope');
-  for (const [args, pattern] of [[[], /^make-certs: usage: node tls\/make-certs\.mjs DIR\n$/], [[missing], /^make-certs: .*nope: no such directory\n$/], [['a', 'b'], /^make-certs: usage/]]) {
+  const usage = /^make-certs: usage: node tls\/make-certs\.mjs \[--key-owner UID:GID\] \[--ca-dir CADIR\] DIR\n$/;
+  const d = tmpDir();
+  const cases = [
+    [[], usage], [['a', 'b'], usage], [['--bogus', d], usage], [[d, '--ca-dir'], usage],
+    [[missing], /^make-certs: .*nope: no such directory\n$/],
+    [['--ca-dir', missing, d], /^make-certs: .*nope: no such directory\n$/],
+    [['--key-owner', 'haproxy', d], /^make-certs: --key-owner: expected UID:GID \(numbers\), found "haproxy"\n$/],
+  ];
+  for (const [args, pattern] of cases) {
     const r = run(...args);
     assert.notEqual(r.status, 0, `args ${show(args)}: expected a non-zero exit, found ${r.status}`);
     assert.match(r.stderr, pattern, `args ${show(args)}: expected stderr ${pattern}, found ${show(r.stderr)}`);
     eq(r.stdout, '', `args ${show(args)}: stdout`);
   }
   eq(fs.existsSync(missing), false, 'the missing directory was not created');
+  eq(fs.readdirSync(d), [], 'nothing written after a refused command line');
 });
 
 test('importing the module does not run the command', () => {
@@ -263,6 +413,8 @@ test('DER helpers: lengths, integers, OIDs, times, named bits', () => {
   eq(hex(derTime(new Date('2049-12-31T23:59:59Z'))), hex(Buffer.concat([Buffer.from([0x17, 13]), Buffer.from('491231235959Z')])), 'UTCTime 2049');
   eq(hex(derTime(new Date('2050-01-01T00:00:00Z'))), hex(Buffer.concat([Buffer.from([0x18, 15]), Buffer.from('20500101000000Z')])), 'GeneralizedTime 2050');
   eq([hex(derNamedBits([0])), hex(derNamedBits([0, 2])), hex(derNamedBits([5, 6]))], ['03020780', '030205a0', '03020106'], 'keyUsage bits');
+  // SEQUENCE { [0] { SEQUENCE { dNSName "a" }, SEQUENCE { iPAddress 127.0.0.1/255.255.255.255 } } }
+  eq(hex(nameConstraints({ dns: ['a'], ip: ['127.0.0.1'] })), '3013a0113003820161300a87087f000001ffffffff', 'nameConstraints');
 });
 
 test('openssl verifies the chain and prints the certificates', (t) => {
@@ -286,4 +438,56 @@ test('openssl verifies the chain and prints the certificates', (t) => {
   const caText = openssl('x509', '-in', ca, '-noout', '-text');
   eq(caText.status, 0, 'openssl x509 -text ca.crt');
   assert.ok(/CA:TRUE/.test(caText.stdout) && /Certificate Sign, CRL Sign/.test(caText.stdout), `ca.crt: expected CA:TRUE and Certificate Sign, CRL Sign in\n${caText.stdout}`);
+});
+
+const opensslOut = (...args) => spawnSync(OPENSSL, args, { encoding: 'utf8' });
+
+test('CA: critical basicConstraints CA:TRUE pathlen:0, critical nameConstraints of the servers\' names only', (t) => {
+  eq(readCa(dir).ca, true, 'X509Certificate .ca');
+  if (!fs.existsSync(OPENSSL)) return t.skip(`${OPENSSL} not found`);
+  const r = opensslOut('x509', '-in', path.join(dir, 'ca.crt'), '-noout', '-ext', 'basicConstraints,nameConstraints');
+  eq(r.status, 0, `openssl x509 -ext (stderr ${show(r.stderr)})`);
+  const names = [...new Set(KINDS.flatMap((k) => CERTS[k].dns))].map((n) => `DNS:${n}`);
+  const ips = [...new Set(KINDS.flatMap((k) => CERTS[k].ip))].map((a) => `IP:${a}/255.255.255.255`);
+  const expected = [
+    'X509v3 Basic Constraints: critical', 'CA:TRUE, pathlen:0',
+    'X509v3 Name Constraints: critical', 'Permitted:', ...names, ...ips,
+  ];
+  eq(r.stdout.split('\n').map((l) => l.trim()).filter(Boolean), expected, 'openssl -ext basicConstraints,nameConstraints');
+});
+
+test('server key usage: Digital Signature only, for RSA too', (t) => {
+  if (!fs.existsSync(OPENSSL)) return t.skip(`${OPENSSL} not found`);
+  for (const kind of KINDS) {
+    const r = opensslOut('x509', '-in', path.join(dir, CERTS[kind].file), '-noout', '-ext', 'keyUsage');
+    eq(r.stdout.split('\n').map((l) => l.trim()).filter(Boolean), ['X509v3 Key Usage: critical', 'Digital Signature'], `${kind} keyUsage`);
+  }
+});
+
+test('openssl refuses a certificate from such a CA outside its name constraints, or a sub-CA under it', (t) => {
+  if (!fs.existsSync(OPENSSL)) return t.skip(`${OPENSSL} not found`);
+  const d = tmpDir();
+  const ca = testCa();
+  fs.writeFileSync(path.join(d, 'ca.crt'), ca.cert);
+  const write = (pem) => {
+    const file = path.join(d, `${crypto.randomBytes(4).toString('hex')}.pem`);
+    fs.writeFileSync(file, pem);
+    return file;
+  };
+  const verify = (pem, ...more) => {
+    const r = opensslOut('verify', ...more, '-purpose', 'sslserver', '-CAfile', path.join(d, 'ca.crt'), write(pem));
+    return { status: r.status, out: r.stdout + r.stderr };
+  };
+  const inside = verify(ca.issue(CERTS.rsa, 'rsa'), '-x509_strict');
+  eq([inside.status, /: OK\n$/.test(inside.out)], [0, true], `inside the constraints (${show(inside.out)})`);
+  for (const names of [{ dns: ['evil.example'], ip: [] }, { dns: ['haproxy'], ip: ['10.0.0.1'] }]) {
+    const r = verify(ca.issue(names), '-x509_strict');
+    assert.notEqual(r.status, 0, `${show(names)}: expected openssl verify to fail, found ${show(r.out)}`);
+    assert.match(r.out, /permitted subtree violation/, `${show(names)}: expected a name-constraint error, found ${show(r.out)}`);
+  }
+  // Not -x509_strict here: the sub-CA has no authorityKeyIdentifier, which strict mode refuses first.
+  const sub = ca.issueCa('sub CA');
+  const below = verify(sub.issue(CERTS.rsa), '-untrusted', write(sub.cert));
+  assert.notEqual(below.status, 0, `below a sub-CA: expected openssl verify to fail, found ${show(below.out)}`);
+  assert.match(below.out, /path length constraint exceeded/, `below a sub-CA: expected a path length error, found ${show(below.out)}`);
 });

@@ -4,16 +4,18 @@
 // (scripts/lib/common.sh topology). Every reader takes instances and
 // frontends from here, so another instance or frontend is a row, not code.
 import { readFileSync } from 'node:fs';
+import { PORT_RANGE, portProblem } from './ports.mjs';
 
 export const TOPOLOGY_FILE = new URL('../../../topology.txt', import.meta.url);
 
 // A frontend's protocol: https = TLS ends at HAProxy (its bind says ssl).
 export const PROTOCOLS = ['http', 'https'];
-// What each kind of row must and may say (numbers are whole numbers).
+// What each kind of row must and may say (numbers are whole numbers; ports
+// and the ports of HOST:PORT addresses from 1 to 65535).
 const KINDS = {
-  instance: { needs: ['service', 'runtime_api', 'master_cli'], numbers: ['index', 'process', 'port_step'] },
-  frontend: { needs: ['instance', 'protocol', 'port'], numbers: ['port'] },
-  backend: { needs: ['proxy', 'template', 'slots', 'port'], numbers: ['slots', 'port'] },
+  instance: { needs: ['service', 'runtime_api', 'master_cli'], numbers: ['index', 'process', 'port_step'], addresses: ['runtime_api', 'master_cli'] },
+  frontend: { needs: ['instance', 'protocol', 'port'], numbers: ['port'], ports: ['port'] },
+  backend: { needs: ['proxy', 'template', 'slots', 'port'], numbers: ['slots', 'port'], ports: ['port'] },
   service: { needs: [], numbers: [] },
   limit: { needs: ['max'], numbers: ['max'] },
 };
@@ -38,6 +40,8 @@ function parseRows(text, source) {
     }
     const missing = rule.needs.filter((k) => row[k] === undefined);
     if (missing.length) throw new Error(`${where}: ${kind} ${name} needs ${missing.join(', ')}`);
+    const ports = [...(rule.ports ?? []).map((k) => [k, row[k]]), ...(rule.addresses ?? []).map((k) => [k, String(row[k]).split(':').pop()])];
+    for (const [key, port] of ports) if (portProblem(port)) throw new Error(`${where}: ${key}: ${portProblem(port)}`);
     if (kind === 'frontend' && !PROTOCOLS.includes(row.protocol)) throw new Error(`${where}: protocol must be ${PROTOCOLS.join(' or ')}, found "${row.protocol}"`);
     rows.push(row);
   });
@@ -86,6 +90,18 @@ const shiftPort = (address, step, k) => {
   return `${address.slice(0, at)}:${Number(address.slice(at + 1)) + step * (k - 1)}`;
 };
 
+// checkShiftedPorts ROW N: an Error naming ROW's count variable when its
+// last process's runtime API or master CLI would be past the last port.
+function checkShiftedPorts(row, n) {
+  const highest = Math.max(...[row.runtime_api, row.master_cli].map((a) => Number(a.split(':').pop())));
+  const last = highest + row.port_step * (n - 1);
+  if (last > PORT_RANGE[1]) {
+    const most = Math.floor((PORT_RANGE[1] - highest) / row.port_step) + 1;
+    throw new Error(`${row.processes}=${n}: process ${n} of ${row.name} would listen on port ${last} (topology.txt: ${highest} + ${row.port_step} a process), `
+      + `past ${PORT_RANGE[1]}: set ${row.processes} to at most ${most}`);
+  }
+}
+
 // expandProcesses TEXT COUNTS → the table with each instance row that says
 // processes=VAR written out as COUNTS[VAR] rows, one per HAProxy process of
 // its container (haproxy/processes.sh): process K is NAME-pK, with its own
@@ -100,6 +116,7 @@ export function expandProcesses(text, counts = {}) {
     if (r.kind !== 'instance' || r.processes === undefined) continue;
     const n = Number(counts[r.processes] ?? 1);
     if (!Number.isInteger(n) || n < 1) throw new Error(`${r.processes} must be a whole number from 1, found "${counts[r.processes]}"`);
+    checkShiftedPorts(r, n);
     expanded.set(r.name, { row: r, n });
   }
   const out = [];

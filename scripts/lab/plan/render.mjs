@@ -2,6 +2,7 @@
 // step's settings applied section by section, so a scenario file only names
 // what it changes ("global": {"maxconn": "20"}) and every other line (the
 // resolvers, the server templates, the exporter) stays the baseline's.
+import { settingProblem } from './settings.mjs';
 
 // A section starts at a line with no indentation ("global", "backend be_slow").
 function isSectionHeader(line) {
@@ -40,7 +41,8 @@ function line(keyword, value) {
 
 // applySetting LINES KEYWORD VALUE: VALUE a string replaces (or adds) the
 // setting, an array gives one line per item, null removes it; "keyword+"
-// appends VALUE to the existing line (e.g. server options).
+// appends VALUE to the existing line (e.g. server options). settingProblem
+// has checked them.
 function applySetting(section, keyword, value) {
   const lines = section.lines;
   if (keyword.endsWith('+')) {
@@ -49,9 +51,6 @@ function applySetting(section, keyword, value) {
     if (at < 0) throw new Error(`"${base}" is not set in section "${section.key}": cannot append to it`);
     lines[at] = `${lines[at].replace(/\s+$/, '')} ${value}`;
     return;
-  }
-  if (value !== null && typeof value !== 'string' && !Array.isArray(value)) {
-    throw new Error(`setting "${keyword}" in "${section.key}" must be a string, a list of strings or null`);
   }
   const values = value === null ? [] : [].concat(value).map(String);
   const first = lines.findIndex((l, i) => i > 0 && setsKeyword(l, keyword));
@@ -64,8 +63,15 @@ function applySetting(section, keyword, value) {
 // renderConfig BASELINE SETTINGS DESCRIPTION: the config text for one step.
 // SETTINGS: {"<section header>": {"<keyword>": value}}; DESCRIPTION goes into
 // "global description", which the runner reads back from "show info" to know
-// the step's config is the one running.
+// the step's config is the one running. Throws on a setting settingProblem
+// refuses (the loader names the file that holds it).
 export function renderConfig(baseline, settings, description) {
+  for (const [key, values] of Object.entries(settings)) {
+    for (const [keyword, value] of Object.entries(values)) {
+      const problem = settingProblem(key, keyword, value);
+      if (problem) throw new Error(`section "${key}": ${problem}`);
+    }
+  }
   const sections = splitSections(baseline);
   const byKey = new Map(sections.filter((s) => s.key).map((s) => [s.key, s]));
   const all = { ...settings, global: { ...(settings.global ?? {}), description } };

@@ -8,6 +8,8 @@ import { DEFAULT_TOOL, LOAD_TOOLS, RUNNER_VARS } from '../core/loadtools.mjs';
 import { METRICS } from '../core/metrics.mjs';
 import { parseExpectation } from '../core/expectations.mjs';
 import { TOPOLOGY, backendNamed } from '../core/topology.mjs';
+import { portProblem } from '../core/ports.mjs';
+import { settingProblem } from './settings.mjs';
 
 const ID = /^[a-z0-9][a-z0-9-]*$/;
 // The expectation language is core/expectations.mjs's: null if EXPR is one, else what is wrong.
@@ -81,6 +83,21 @@ export const scenarioFile = (name) => (name.startsWith(LESSON_PREFIX) ? `lessons
 // (a lesson's exercise: what the student set), checked like the steps' own.
 export const SETTINGS_KEYS = ['haproxy', 'compose_env', 'load', 'backends'];
 
+// The services' settings a step may change (compose_env): the resources and
+// behaviour of HAProxy, the backends and Prometheus. Not the images, the
+// user (LAB_UID, LAB_GID), the host ports nor COMPOSE_*: with those a step
+// would run another lab, so they stay .env's; nor the open-file limits
+// (HAPROXY_NOFILE, NOFILE), which the preflight reads off the running lab
+// before the first step; nor HAPROXY_PROCESSES, the planner's (--processes:
+// one count a run, written into its topology.txt); nor a load tool's own
+// (HOLDER_MEMORY: its load "env"). docs/knobs.md says what each does (a test
+// keeps each there and in compose.yaml).
+export const STEP_KNOBS = [
+  'HAPROXY_CPUS', 'HAPROXY_CPUSET', 'HAPROXY_MEMORY',
+  'BACKEND_MEMORY', 'BACKEND_SERVER_TIMEOUT_MS', 'BACKEND_HEALTH_INTERVAL', 'SLOW_MS', 'SHUTDOWN_DRAIN_MS', 'SHUTDOWN_GRACE_MS',
+  'PROMETHEUS_MEMORY',
+];
+
 export function listScenarios(root) {
   return readdirSync(join(root, 'scenarios'))
     .filter((f) => f.endsWith('.json'))
@@ -99,16 +116,53 @@ const kindOf = (v) => {
   if (isObject(v)) return 'an object';
   return v === undefined ? 'nothing' : `${typeof v} ${JSON.stringify(v)}`;
 };
+// A name as a message shows it: quoted and escaped when it holds a control
+// character, so a refusal stays one line.
+const shown = (text) => (/[\u0000-\u001f\u007f]/.test(text) ? JSON.stringify(text) : text);
 const isCount = (v, min, max) => Number.isInteger(v) && v >= min && v <= max;
 // The load tool a step runs: its own, the scenario's, else k6.
 const toolName = (s, step) => step.load?.tool ?? s.load.tool ?? DEFAULT_TOOL;
 const VARIANTS = ['quick', 'article'];
 
+// A variable that names a port (NAME_PORT, PORT) or a URL with one
+// (TARGET): what is wrong with its port, or null.
+function envPortProblem(name, value) {
+  if (/(^|_)PORT$/.test(name)) return portProblem(value);
+  const url = /^[a-z][a-z0-9+.-]*:\/\/(?:\[[^\]]*\]|[^/:]*):([^/]*)/i.exec(String(value));
+  return url ? portProblem(url[1]) : null;
+}
+
 function checkEnv(env, file, where) {
   check(env === undefined || isObject(env), file, `${where}: expected an object {"NAME": "value"}, found ${kindOf(env)}`);
   for (const [name, value] of Object.entries(env ?? {})) {
-    check(ENV_NAME.test(name), file, `${where}: bad variable name "${name}"`);
-    check(['string', 'number'].includes(typeof value) && /^[^\s'"\\$`]+$/.test(String(value)), file, `${where}: ${name} "${value}" must be one word`);
+    check(ENV_NAME.test(name), file, `${where}: bad variable name ${JSON.stringify(name)}`);
+    // Control characters too: the value goes on a line of step.env.
+    check(['string', 'number'].includes(typeof value) && /^[^\s'"\\$`\u0000-\u001f\u007f]+$/.test(String(value)), file,
+      `${where}: ${name} ${JSON.stringify(String(value))} must be one word`);
+    const port = envPortProblem(name, value);
+    check(!port, file, `${where}: ${name}: ${port}`);
+  }
+}
+
+// checkComposeEnv ENV FILE WHERE: one word per value, names among STEP_KNOBS.
+function checkComposeEnv(env, file, where) {
+  checkEnv(env, file, where);
+  for (const name of Object.keys(env ?? {})) {
+    check(STEP_KNOBS.includes(name), file, `${where}: ${name} is not a setting a step may change (it may: ${STEP_KNOBS.join(', ')}); `
+      + 'the others are the lab\'s own: set them in .env');
+  }
+}
+
+// checkHaproxy SETTINGS FILE WHERE: {"<section>": {"<keyword>": value}},
+// each setting one renderConfig applies (plan/settings.mjs).
+function checkHaproxy(settings, file, where) {
+  check(settings === undefined || (isObject(settings) && Object.values(settings).every(isObject)), file,
+    `${where}: expected {"<section>": {"<keyword>": value}}, found ${kindOf(settings)}`);
+  for (const [section, values] of Object.entries(settings ?? {})) {
+    for (const [keyword, value] of Object.entries(values)) {
+      const problem = settingProblem(section, keyword, value);
+      check(!problem, file, `${where} ${shown(section)}: ${problem}`);
+    }
   }
 }
 
@@ -117,7 +171,7 @@ function checkKeys(value, accepted, file, where) {
   if (value === undefined) return;
   check(isObject(value), file, `${where}: expected an object {${accepted.join(', ')}}, found ${kindOf(value)}`);
   for (const key of Object.keys(value)) {
-    check(accepted.includes(key), file, `${where}: unknown key "${key}" (accepted: ${accepted.join(', ')})`);
+    check(accepted.includes(key), file, `${where}: unknown key ${JSON.stringify(key)} (accepted: ${accepted.join(', ')})`);
   }
 }
 
@@ -159,12 +213,6 @@ export function runnerVars(tool) {
 export function scenarioVars(tool) {
   const own = runnerVars(tool);
   return [...tool.reads, ...tool.compose].filter((name) => !own.includes(name));
-}
-
-// The variables compose.yaml substitutes (${NAME...}): all a compose_env can change.
-function composeVariables(root) {
-  const text = readFileSync(join(root, 'compose.yaml'), 'utf8');
-  return [...new Set([...text.matchAll(/\$\{([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]))].sort();
 }
 
 // Every load environment of a scenario: [where, env, step (null: all steps)].
@@ -224,8 +272,7 @@ function checkStep(root, file, s, step, ids) {
   for (const v of VARIANTS) checkKeys(step[v], STEP_VARIANT_KEYS, file, `${where} ${v}`);
   check(!step.article || s.article, file, `${where}: "article" needs a top-level "article" (which offers --article)`);
   check(step.fraction === undefined || s.connections, file, `${where}: "fraction" needs a top-level "connections"`);
-  check(step.haproxy === undefined || (isObject(step.haproxy) && Object.values(step.haproxy).every(isObject)), file,
-    `${where} haproxy: expected {"<section>": {"<keyword>": value}}, found ${kindOf(step.haproxy)}`);
+  checkHaproxy(step.haproxy, file, `${where} haproxy`);
   checkBackends(step.backends, file, `${where} backends`);
   checkModel(step.model, file, `${where} model`);
   checkMetrics(Object.keys(step.published ?? {}), file, `${where} published`);
@@ -250,15 +297,10 @@ function checkStepTool(root, file, s, step) {
 
 // Variable names and values; a load variable must be one its tool reads (a
 // typo or another tool's variable would be passed on and silently ignored),
-// a compose_env one that compose.yaml uses.
-function checkVariables(root, file, s) {
-  for (const [where, env] of [...loadEnvs(s), ...composeEnvs(s)]) checkEnv(env, file, where);
-  const used = composeVariables(root);
-  for (const [where, env] of composeEnvs(s)) {
-    for (const name of Object.keys(env ?? {})) {
-      check(used.includes(name), file, `${where}: ${name} is not a variable compose.yaml uses (it uses: ${used.join(', ')})`);
-    }
-  }
+// a compose_env one of STEP_KNOBS.
+function checkVariables(file, s) {
+  for (const [where, env] of loadEnvs(s)) checkEnv(env, file, where);
+  for (const [where, env] of composeEnvs(s)) checkComposeEnv(env, file, where);
   for (const [where, env, step] of loadEnvs(s)) {
     for (const name of new Set((step ? [step] : s.steps).map((t) => toolName(s, t)))) {
       const allowed = scenarioVars(LOAD_TOOLS[name]);
@@ -389,7 +431,7 @@ export function loadScenario(root, name, { settings } = {}) {
   if (settings) overlaySettings(root, s, settings);
   try {
     const ids = checkSteps(root, file, s);
-    checkVariables(root, file, s);
+    checkVariables(file, s);
     checkToolNeeds(file, s);
     checkReferences(file, s, ids);
   } catch (err) {
@@ -417,8 +459,10 @@ function overlaySettings(root, s, file) {
   check(isObject(o), file, `expected {"haproxy": ..., "compose_env": ..., "load": {"env": ...}, "backends": ...}, found ${kindOf(o)}`);
   checkKeys(o, SETTINGS_KEYS, file, 'settings');
   checkKeys(o.load, ['env'], file, 'load');
-  check(o.haproxy === undefined || (isObject(o.haproxy) && Object.values(o.haproxy).every(isObject)), file,
-    `haproxy: expected {"<section>": {"<keyword>": value}}, found ${kindOf(o.haproxy)}`);
+  // What can be checked without the steps, here, so a refusal names FILE.
+  checkHaproxy(o.haproxy, file, 'haproxy');
+  checkComposeEnv(o.compose_env, file, 'compose_env');
+  checkEnv(o.load?.env, file, 'load env');
   checkBackends(o.backends, file, 'backends');
   s.steps = s.steps.map((step) => {
     if (!isObject(step)) return step;

@@ -144,7 +144,7 @@ test('other refusals name what was expected and what was found', () => {
   const cases = [
     [(s) => { s.load.tool = 'wrk'; }, /step maxconn-10: load tool "wrk" is not one of k6, holder, pacer, vegeta$/],
     [(s) => { s.load.script = 'nope.js'; }, /step maxconn-10: k6 runs a script: expected .*, found string "nope.js"$/],
-    [(s) => { s.compose_env = { HAPROXY_MEMROY: '1g' }; }, /compose_env: HAPROXY_MEMROY is not a variable compose.yaml uses \(it uses: .*HAPROXY_MEMORY/],
+    [(s) => { s.compose_env = { HAPROXY_MEMROY: '1g' }; }, /compose_env: HAPROXY_MEMROY is not a setting a step may change \(it may: .*HAPROXY_MEMORY/],
     [(s) => { s.columns.push('hits'); }, /columns: unknown metric "hits" \(metrics: requests, /],
     [(s) => { s.steps[0].article = { env: { VUS: 5 } }; }, /step maxconn-10: "article" needs a top-level "article"/],
     [(s) => { s.backends = { 'backend-fast': 11 }; }, /backends backend-fast: expected a whole number from 1 to 10, found number 11$/],
