@@ -31,7 +31,6 @@ declare -gA FLOOR_CASES=(
   ['--profile config --services']="read floor_case_config"
   ['--profile config --images']="read floor_case_config"
   ['config --format=json']="read floor_case_config_json"
-  ['-f config --format=json']="read floor_case_config_json"
   ['--profile -f config --format=json']="read floor_case_config_json"
   ['ps --format=json']="read floor_case_ps"
   ['ps --format={{.Service}}']="read floor_case_ps"
