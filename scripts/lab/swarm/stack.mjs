@@ -18,6 +18,9 @@
 //   - depends_on, network_mode: none, restart, container_name, profiles and build have
 //     no Swarm form (Swarm restarts a task until what it needs answers; it
 //     never builds, the image is what runs): left out. A cpuset is refused.
+//   - security_opt (no-new-privileges) has no Swarm form either (docker
+//     stack deploy ignores it with a warning): left out; cap_drop, read_only
+//     and the pids limit do reach Swarm.
 //   - a cpus limit of 0 (compose: no limit) is left out.
 //   - the lab's network is an overlay, attachable (a one-off container, such
 //     as a probe, can join it).
@@ -31,7 +34,7 @@ import { join, relative, sep } from 'node:path';
 
 // Swarm refuses a config larger than this (docker config create: 500 KB).
 export const CONFIG_MAX_BYTES = 500 * 1024;
-const DROPPED_KEYS = ['depends_on', 'restart', 'container_name', 'pull_policy', 'build', 'profiles'];
+const DROPPED_KEYS = ['depends_on', 'restart', 'container_name', 'pull_policy', 'build', 'profiles', 'security_opt'];
 
 export class StackError extends Error {}
 
