@@ -41,6 +41,8 @@ readonly HAPROXY_LABEL="haproxy-lab.role=haproxy"
 readonly PRACTICE_SOCKETS="${XDG_RUNTIME_DIR:-${HOME}/.cache}/${PRACTICE}"
 readonly READY_TIMEOUT=300
 work_dir=""
+# SWARM_PUBLISH_ADMIN, read and checked once by deploy.
+publish_admin=0
 # 1 while practice up makes nodes: a failed one removes what it made.
 practice_making=0
 
@@ -91,7 +93,7 @@ haproxy_node() {
 stack_file() {
   local file="$1" files=(-f "${LAB_ROOT}/compose.yaml" -f "${LAB_ROOT}/compose.swarm.yaml")
   shift
-  [[ "$(env_value SWARM_PUBLISH_ADMIN)" == 0 ]] || files+=(-f "${LAB_ROOT}/compose.swarm-admin.yaml")
+  [[ "${publish_admin}" == 0 ]] || files+=(-f "${LAB_ROOT}/compose.swarm-admin.yaml")
   compose "${files[@]}" config --format json >"${work_dir}/compose.json" \
     || die "docker compose config failed on ${files[*]//"${LAB_ROOT}/"/} (its output above)"
   local error
@@ -127,13 +129,13 @@ addresses() {
   addr=$(swarm_docker node inspect -f '{{.Status.Addr}}' "$1")
   echo "  the app through HAProxy  http://${addr}:$(env_value HAPROXY_HTTP_PORT)/fast"
   echo "                           https://${addr}:$(env_value HAPROXY_HTTPS_PORT)/fast"
-  if [[ "$(env_value SWARM_PUBLISH_ADMIN)" == 1 ]]; then
+  if [[ "${publish_admin}" == 1 ]]; then
     echo "  HAProxy stats            http://${addr}:$(env_value HAPROXY_STATS_PORT)/stats"
     echo "  Prometheus               http://${addr}:$(env_value PROMETHEUS_PORT)"
     [[ "$2" -eq 0 ]] || echo "  Grafana                  http://${addr}:$(env_value GRAFANA_PORT)"
   fi
   echo "(published on every address of that node: Swarm binds no single one)"
-  [[ "$(env_value SWARM_PUBLISH_ADMIN)" == 1 ]] \
+  [[ "${publish_admin}" == 1 ]] \
     || echo "HAProxy's stats and metrics, Prometheus and Grafana stay on the stack's network (SWARM_PUBLISH_ADMIN=0); each run's report.md and chart.svg have what they measured"
 }
 
@@ -152,10 +154,11 @@ deploy() {
     esac
     shift
   done
-  case "$(env_value SWARM_PUBLISH_ADMIN)" in
+  publish_admin=$(env_value SWARM_PUBLISH_ADMIN)
+  case "${publish_admin}" in
     0) ;;
     1) log "warning: SWARM_PUBLISH_ADMIN=1: HAProxy's stats and metrics, Prometheus (it accepts remote write) and Grafana will answer anyone who reaches HAProxy's node, on every address it has" ;;
-    *) die "SWARM_PUBLISH_ADMIN is '$(env_value SWARM_PUBLISH_ADMIN)': set it to 0 (only the app's ports) or 1 (the admin interfaces too) in .env" ;;
+    *) die "SWARM_PUBLISH_ADMIN is '${publish_admin}': set it to 0 (only the app's ports) or 1 (the admin interfaces too) in .env" ;;
   esac
   require_manager
   node=$(haproxy_node)
@@ -283,10 +286,10 @@ practice_up() {
   work_dir=$(mktemp -d)
   practice_making=1
   mkdir -p "${PRACTICE_SOCKETS}"
+  # This user's, reached by no one else: the nodes' engines are root.
+  [[ -O "${PRACTICE_SOCKETS}" ]] \
+    || die "${PRACTICE_SOCKETS} is not this user's own (the practice nodes' engines answer there): remove it, then practice up again"
   chmod 0700 "${PRACTICE_SOCKETS}"
-  # Made by this user, reached by no one else: the nodes' engines are root.
-  [[ -O "${PRACTICE_SOCKETS}" && "$(stat -c %a "${PRACTICE_SOCKETS}")" == 700 ]] \
-    || die "${PRACTICE_SOCKETS} must be this user's own, mode 0700 (the practice nodes' engines answer there): remove it, then practice up again"
   docker network create --label "${PRACTICE}.node=network" "${PRACTICE}" >/dev/null 2>&1 || true
   for ((i = 1; i <= count; i++)); do nodes+=("${PRACTICE}-node${i}"); done
   log "starting ${count} nodes (${image}): ${nodes[*]}"

@@ -67,7 +67,9 @@ listening_ports() {
 # sockets this machine reaches them by are its user's alone.
 test_swarm_00_practice_engines_answer_on_no_address() {
   local node sockets answers allowed practice_nodes=()
-  sockets="${XDG_RUNTIME_DIR:-${HOME}/.cache}/${SWARM_PRACTICE}"
+  # The folder of the manager's socket, which the context names.
+  sockets=$(docker context inspect -f '{{.Endpoints.docker.Host}}' "${SWARM_PRACTICE}")
+  sockets=$(dirname "$(dirname "${sockets#unix://}")")
   assert_eq 700 "$(stat -c %a "${sockets}")" "mode of ${sockets}, where the nodes' engines answer"
   allowed="2377|7946|$(env_value HAPROXY_HTTP_PORT)|$(env_value HAPROXY_HTTPS_PORT)"
   for node in $(docker ps --filter "label=${SWARM_PRACTICE}.node" --format '{{.Names}}' | sort); do

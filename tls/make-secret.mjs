@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { writeAtomic } from './make-certs.mjs';
 
 const SECRET = /^[0-9a-f]{32}$/;
 
@@ -18,14 +19,9 @@ export function ensureSecret(file) {
     if (err.code !== 'ENOENT') throw new Error(`${file}: ${err.code}`);
   }
   if (current !== null && SECRET.test(current)) return `secret kept in ${file}`;
-  const dir = path.dirname(file);
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
   try {
-    fs.writeFileSync(tmp, crypto.randomBytes(16).toString('hex'), { mode: 0o444, flag: 'wx' });
-    fs.chmodSync(tmp, 0o444);
-    fs.renameSync(tmp, file);
+    writeAtomic(path.dirname(file), path.basename(file), crypto.randomBytes(16).toString('hex'), 0o444);
   } catch (err) {
-    fs.rmSync(tmp, { force: true });
     throw new Error(`${file}: ${err.code ?? err.message}`);
   }
   return `secret made in ${file}`;

@@ -9,7 +9,7 @@ import { METRICS } from '../core/metrics.mjs';
 import { parseExpectation } from '../core/expectations.mjs';
 import { TOPOLOGY, backendNamed } from '../core/topology.mjs';
 import { portProblem } from '../core/ports.mjs';
-import { settingProblem } from './settings.mjs';
+import { CONTROL, settingProblem } from './settings.mjs';
 
 const ID = /^[a-z0-9][a-z0-9-]*$/;
 // The expectation language is core/expectations.mjs's: null if EXPR is one, else what is wrong.
@@ -118,7 +118,7 @@ const kindOf = (v) => {
 };
 // A name as a message shows it: quoted and escaped when it holds a control
 // character, so a refusal stays one line.
-const shown = (text) => (/[\u0000-\u001f\u007f]/.test(text) ? JSON.stringify(text) : text);
+const shown = (text) => (CONTROL.test(text) ? JSON.stringify(text) : text);
 const isCount = (v, min, max) => Number.isInteger(v) && v >= min && v <= max;
 // The load tool a step runs: its own, the scenario's, else k6.
 const toolName = (s, step) => step.load?.tool ?? s.load.tool ?? DEFAULT_TOOL;
@@ -137,7 +137,7 @@ function checkEnv(env, file, where) {
   for (const [name, value] of Object.entries(env ?? {})) {
     check(ENV_NAME.test(name), file, `${where}: bad variable name ${JSON.stringify(name)}`);
     // Control characters too: the value goes on a line of step.env.
-    check(['string', 'number'].includes(typeof value) && /^[^\s'"\\$`\u0000-\u001f\u007f]+$/.test(String(value)), file,
+    check(['string', 'number'].includes(typeof value) && /^[^\s'"\\$`]+$/.test(String(value)) && !CONTROL.test(String(value)), file,
       `${where}: ${name} ${JSON.stringify(String(value))} must be one word`);
     const port = envPortProblem(name, value);
     check(!port, file, `${where}: ${name}: ${port}`);

@@ -8,7 +8,7 @@ import { withDefaults } from './listeners.mjs';
 // A line break in a section, keyword or value would start a config line of
 // its own (any setting, the ones refused below too); other control
 // characters have no business in a config line either.
-const CONTROL = /[\u0000-\u001f\u007f]/;
+export const CONTROL = /[\u0000-\u001f\u007f]/;
 
 // The global lines the runner depends on, with what it loses: a step may not
 // set, replace or remove them (the master CLI itself is haproxy's -S, in
