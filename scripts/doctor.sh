@@ -126,7 +126,7 @@ image_names() {
   IFS=',' read -r -a files <<<"${COMPOSE_ENV_FILES:-.env}"
   {
     printf '%s\n' HAPROXY_IMAGE NODE_IMAGE PROMETHEUS_IMAGE GRAFANA_IMAGE K6_IMAGE HAPROXY_EXPORTER_IMAGE \
-      SHELLCHECK_IMAGE NETPROBE_IMAGE ACTIONLINT_IMAGE VEGETA_IMAGE GOLANG_IMAGE
+      SHELLCHECK_IMAGE NETPROBE_IMAGE ACTIONLINT_IMAGE VEGETA_IMAGE GOLANG_IMAGE H2LOAD_IMAGE
     for file in "${files[@]}"; do
       [[ -f "${file}" ]] && sed -n 's/^\([A-Z0-9_]*_IMAGE\)=.*/\1/p' "${file}"
     done
@@ -173,6 +173,9 @@ check_images() {
     elif [[ "${name}" == VEGETA_IMAGE ]]; then
       report warn "${check}" "${image} not built yet (built from loadgen/vegeta/Dockerfile when a scenario runs vegeta)" \
         "docker compose --profile attack build vegeta (with no registry: scripts/offline-images.sh)"
+    elif [[ "${name}" == H2LOAD_IMAGE ]]; then
+      report warn "${check}" "${image} not built yet (built from loadgen/h2load/Dockerfile when a scenario runs h2load)" \
+        "docker compose --profile bench build h2load (with no registry: scripts/offline-images.sh)"
     elif [[ "${name}" == GOLANG_IMAGE ]] && present "$(env_value VEGETA_IMAGE)"; then
       report ok "${check}" "${image} not needed: VEGETA_IMAGE, the one image built on it, is present"
     elif [[ "${image}" == haproxy-lab/* ]]; then

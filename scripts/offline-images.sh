@@ -106,6 +106,7 @@ main() {
   # vegeta's version: .env's (compose passes the same to loadgen/vegeta/Dockerfile).
   build_image VEGETA_IMAGE vegeta.Dockerfile "NODE_IMAGE=$(image_ref NODE_IMAGE)" \
     "VEGETA_VERSION=$(sed -n 's/^VEGETA_VERSION=//p' "${ROOT}/.env")"
+  build_image H2LOAD_IMAGE h2load.Dockerfile "NODE_IMAGE=$(image_ref NODE_IMAGE)"
   log "done in $((SECONDS - start)) s; use: export COMPOSE_ENV_FILES=.env,offline.env"
   docker image ls --format '{{.Repository}}:{{.Tag}}\t{{.Size}}' | grep '^haproxy-lab/' | sort
 }

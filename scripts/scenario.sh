@@ -110,6 +110,7 @@ require_stack() {
 
 # stop_load_tools: every load tool's replicas (run.env), whichever step ran.
 stop_load_tools() {
+  stop_second_method
   [[ -n "${run_load_services}" ]] || return 0
   # shellcheck disable=SC2086 # one service per word
   compose "${profile_args[@]}" rm -sf ${run_load_services} >/dev/null 2>&1 || true
@@ -130,6 +131,7 @@ run_step() {
   start_load "$1"
   watch_load "$1"
   finish_load "$1"
+  second_method "$1"
   release_step_lookups
 }
 
@@ -278,7 +280,11 @@ new_run_dir() {
 # steps/*/step.env), the lab checked, and for connection scenarios the
 # machine's limits read and the target checked against them first.
 plan_run() {
-  local out="${run_dir#"${LAB_ROOT}/"}"
+  local out="${run_dir#"${LAB_ROOT}/"}" cores
+  # The cores Docker gives containers: a curve's dedicated cores come from
+  # these. An engine that does not answer is require_stack's to name.
+  if cores=$(docker info -f '{{.NCPU}}' 2>/dev/null); then set -- --machine-cores "${cores}" "$@"; fi
+  [[ ${on_swarm:-0} -eq 0 ]] || set -- --on-swarm "$@"
   labctl plan "${scenario}" --out "${out}" --lab-processes "$(env_value HAPROXY_PROCESSES)" "$@" || exit 2
   read_run_env
   require_stack

@@ -53,7 +53,7 @@ e2e_teardown() {
 # runner that did not clean up, HAProxy on the baseline config. Cheap when the
 # lab is already so (compose up --wait changes nothing, ~2 s).
 e2e_up() {
-  compose --profile load --profile hold --profile pace --profile attack rm -sf loadgen holder pacer vegeta >/dev/null 2>&1 || true
+  compose --profile load --profile hold --profile pace --profile attack --profile bench rm -sf loadgen holder pacer vegeta h2load >/dev/null 2>&1 || true
   quiet_compose up -d --wait --wait-timeout 180 "$@" "${E2E_SERVICES[@]}"
   haproxy_on_baseline || fail "HAProxy is not on its baseline and could not be recreated (docker compose up -d --force-recreate haproxy)"
 }
@@ -157,6 +157,6 @@ scenario_judged() {
 # 1 + 1 backends.
 assert_lab_restored() {
   assert_eq baseline "$(haproxy_info description)" "HAProxy config after the scenario"
-  assert_eq "" "$(compose --profile load --profile hold --profile pace --profile attack ps -q loadgen holder pacer vegeta)" "load generators left"
+  assert_eq "" "$(compose --profile load --profile hold --profile pace --profile attack --profile bench ps -q loadgen holder pacer vegeta h2load)" "load generators left"
   assert_eq "backend-fast=1,backend-slow=1" "$(backend_scale)" "backend scale after the scenario"
 }

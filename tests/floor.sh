@@ -339,7 +339,7 @@ floor_case_cp() {
 # the Dockerfiles' packages cannot be fetched): the image it would tag.
 floor_case_images() {
   local quiet
-  compose --profile '*' pull --ignore-buildable vegeta netprobe 2>&1 | sed -n 's/^ *\([a-z-]*\) *Skipped.*/\1 skipped by pull/p' | sort
+  compose --profile '*' pull --ignore-buildable vegeta h2load netprobe 2>&1 | sed -n 's/^ *\([a-z0-9-]*\) *Skipped.*/\1 skipped by pull/p' | sort
   compose --dry-run --profile attack build vegeta 2>&1 | sed -n 's/.*naming to \([^ ]*\).*/build would tag \1/p' | sort -u
   quiet=$(compose --dry-run --profile tools build -q netprobe 2>/dev/null)
   echo "build -q: exit 0, '${quiet}'"

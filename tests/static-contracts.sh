@@ -142,6 +142,8 @@ _contract_have_image() {
   docker image inspect "$2" >/dev/null 2>&1 && return 0
   if [[ "$1" == NETPROBE_IMAGE ]]; then
     compose --profile tools build -q netprobe >&2 || return 1
+  elif [[ "$1" == H2LOAD_IMAGE ]]; then
+    compose --profile bench build -q h2load >&2 || return 1
   else
     docker pull -q "$2" >/dev/null || return 1
   fi

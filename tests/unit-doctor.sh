@@ -313,7 +313,7 @@ test_unit_doctor_engine_down_fails_and_skips_what_needs_it() {
 }
 
 test_unit_doctor_missing_image_not_pullable_names_offline_images() {
-  local dir out rc=0 prom k6 stand_in grafana netprobe vegeta golang
+  local dir out rc=0 prom k6 stand_in grafana netprobe vegeta golang h2load
   dir=$(doctor_setup)
   prom=$(COMPOSE_ENV_FILES=.env env_value PROMETHEUS_IMAGE)
   k6=$(COMPOSE_ENV_FILES=.env env_value K6_IMAGE)
@@ -337,6 +337,11 @@ test_unit_doctor_missing_image_not_pullable_names_offline_images() {
   assert_match '^warn image VEGETA_IMAGE: .* not built yet .*; fix: docker compose --profile attack build vegeta' \
     "$(line_of 'image VEGETA_IMAGE' "${out}")" "vegeta not built"
   assert_match "^ok   image GOLANG_IMAGE: ${golang} not present, pullable" "$(line_of 'image GOLANG_IMAGE' "${out}")" "golang for building vegeta"
+  # h2load's, built by compose too: a warning.
+  h2load=$(COMPOSE_ENV_FILES=.env env_value H2LOAD_IMAGE)
+  out=$(run_doctor "${dir}" COMPOSE_ENV_FILES=.env FAKE_ABSENT="${h2load}")
+  assert_match '^warn image H2LOAD_IMAGE: .* not built yet .*; fix: docker compose --profile bench build h2load' \
+    "$(line_of 'image H2LOAD_IMAGE' "${out}")" "h2load not built"
   out=$(run_doctor "${dir}" COMPOSE_ENV_FILES=.env FAKE_ABSENT="${golang}" FAKE_NO_REGISTRY=1 2>/dev/null || true)
   assert_match "^ok   image GOLANG_IMAGE: ${golang} not needed: VEGETA_IMAGE" "$(line_of 'image GOLANG_IMAGE' "${out}")" "golang with vegeta built"
   # Offline: a stand-in not built yet fails; Grafana (no stand-in) and netprobe (built by compose) warn.

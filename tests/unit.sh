@@ -64,6 +64,16 @@ test_unit_vegeta_node_test() {
   assert_match $'(^|\n)ℹ skipped 0(\n|$)' "${out}" "node --test in the vegeta image, the real attack included"
 }
 
+# In the h2load image (built by compose when absent): its real h2load loads
+# a local server through loadgen/h2load/run.mjs, so nothing may be skipped.
+test_unit_h2load_node_test() {
+  local out
+  docker image inspect "$(env_value H2LOAD_IMAGE)" >/dev/null 2>&1 || compose --profile bench build -q h2load
+  out=$(in_image H2LOAD_IMAGE node --test 'loadgen/h2load/test/**/*.test.mjs' 2>&1) || { echo "${out}"; return 1; }
+  echo "${out}" | tail -n 8
+  assert_match $'(^|\n)ℹ skipped 0(\n|$)' "${out}" "node --test in the h2load image, the real runs included"
+}
+
 test_unit_certificates_node_test() {
   in_image NODE_IMAGE node --test 'tls/test/**/*.test.mjs'
 }
@@ -335,7 +345,7 @@ test_unit_runner_reads_the_planners_step_folders() {
     file_prefixed "${step}/step.env" compose | sed "s/^/compose: /"')
   rm -rf "${LAB_ROOT:?}/${out}"
   echo "${values}"
-  assert_eq "run: 2 steps, preflight none, services loadgen holder pacer vegeta, --profile load --profile hold --profile pace --profile attack, sized holder" \
+  assert_eq "run: 2 steps, preflight none, services loadgen holder pacer vegeta h2load, --profile load --profile hold --profile pace --profile attack --profile bench, sized holder" \
     "$(sed -n 1p <<<"${values}")" "run.env as the runner reads it"
   assert_match '^step: 1/2 backend-timeout-2s loadgen load x1 [0-9.]+s$' "$(sed -n 2p <<<"${values}")" "step 1's step.env"
   assert_match "load: TESTID=backend-timeout-\\.unit-plan-[0-9]+-backend-timeout-2s" "${values}" "the step's test id"

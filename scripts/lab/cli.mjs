@@ -31,6 +31,7 @@
 // A usage error prints one line on stderr and exits 2.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { renderConfig } from './plan/render.mjs';
 import { MAX_PROCESSES, OPTIONS, SCENARIO_OPTIONS, UsageError, buildPlan, chosenSteps, listScenarios, loadScenario, parseOptions, stepComposeEnv } from './plan/scenarios.mjs';
 import { formatPreflight, memoryFor, pastTheWall, preflight, processesFor, readLimits, refusal, sizeLevels } from './plan/preflight.mjs';
@@ -158,6 +159,16 @@ function connectionSizing(scenario, options, limitsFile) {
   return { preflight: { ...p, limits }, sizes: sizeAll(ramp), tlsSizes };
 }
 
+// The runner's --machine-cores N: the cores Docker gives containers (docker
+// info's NCPU, a Docker Desktop VM's, not its host's); else the cores this
+// planner sees, which in the lab's node container are the same.
+function machineCoresFlag(args) {
+  const [raw, rest] = takeFlag(args, '--machine-cores');
+  if (raw === undefined) return [availableParallelism(), rest];
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UsageError(`--machine-cores needs a whole number of cores, 1 or more (got "${raw}")`);
+  return [Number(raw), rest];
+}
+
 function plan(args) {
   const [name, ...rest] = args;
   if (!name) throw new UsageError('plan needs a scenario name');
@@ -166,9 +177,12 @@ function plan(args) {
   const [limitsFile, afterLimits] = takeFlag(afterOut.filter((a) => a !== '--check'), '--limits');
   // The runner's: the processes the lab runs now (HAPROXY_PROCESSES).
   const [labProcesses = '1', afterProcesses] = takeFlag(afterLimits, '--lab-processes');
-  const [settings, flags] = settingsFlag(afterProcesses);
+  const [machineCores, afterCores] = machineCoresFlag(afterProcesses);
+  const [settings, flags] = settingsFlag(afterCores);
   const scenario = loadScenario(ROOT, name, { settings });
-  const options = parseOptions(flags, scenario);
+  // The runner's --on-swarm: the lab runs as a Swarm stack (no cpuset there).
+  const swarm = flags.includes('--on-swarm');
+  const options = { ...parseOptions(flags.filter((a) => a !== '--on-swarm'), scenario), machineCores, swarm };
   // Connection levels are sized from the lab's limits, read once it runs:
   // until then the run folder says a preflight is needed, and has no steps.
   if (scenario.connections && !limitsFile) {
@@ -208,9 +222,10 @@ function preflightCommand(args) {
   const [name, ...rest] = args;
   const [limitsFile, afterLimits] = takeFlag(rest, '--limits');
   const [, afterProcesses] = takeFlag(afterLimits, '--lab-processes');
-  const [settings, flags] = settingsFlag(afterProcesses);
+  const [, afterCores] = machineCoresFlag(afterProcesses);
+  const [settings, flags] = settingsFlag(afterCores);
   const scenario = loadScenario(ROOT, name ?? '', { settings });
-  const options = parseOptions(flags, scenario);
+  const options = parseOptions(flags.filter((a) => a !== '--on-swarm'), scenario);
   if (!scenario.connections) throw new UsageError(`${name} holds no connection levels: no preflight needed`);
   const { preflight: p } = connectionSizing(scenario, options, limitsFile);
   console.log(formatPreflight(p));

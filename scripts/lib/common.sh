@@ -1108,7 +1108,9 @@ container_processes() {
 # a value that did not answer. With HOST 1, a first line "/proc/stat NS
 # AT_MS": the CPU time the whole machine (Docker's, the VM on Docker Desktop)
 # has spent busy, in ns (USER_HZ 100: Linux's on every architecture Docker
-# runs on), which no container's cgroup shows. With EVERY 0 it prints once;
+# runs on), which no container's cgroup shows; then "/proc/stat/cpuN NS
+# AT_MS", each core's (the kernel's network work on HAProxy's own core is in
+# its core's, not in HAProxy's cgroup). With EVERY 0 it prints once;
 # with EVERY 1 it prints again each second until its stdin ends (the runner
 # closes it, or goes): one long-lived exec per step, not one a second (a
 # docker exec a second, with the runner's own forks, took as much of the
@@ -1154,9 +1156,13 @@ ANSWER_AWK='"'"'
 pass() {
   local first=1 fd api conns cumreq served hits full at now server key inuse tw
   if ((host == 1)); then
-    read -r _ user nice system _ _ irq softirq steal _ </proc/stat
     now=${EPOCHREALTIME/[.,]/}
-    echo "/proc/stat $(((user + nice + system + irq + softirq + steal) * 10000000)) $((now / 1000))"
+    # The machine, then each core (cpuN lines follow the total).
+    while read -r cpu user nice system _ _ irq softirq steal _; do
+      [[ ${cpu} == cpu* ]] || break
+      [[ ${cpu} == cpu ]] && cpu= || cpu=/${cpu}
+      echo "/proc/stat${cpu} $(((user + nice + system + irq + softirq + steal) * 10000000)) $((now / 1000))"
+    done </proc/stat
   fi
   full=0
   while read -r key _ inuse _ _ _ tw _; do

@@ -28,6 +28,7 @@
 import { loadConfig } from '../../../loadgen/holder/lib.mjs';
 import { loadConfig as pacerConfig } from '../../../loadgen/pacer/lib.mjs';
 import { loadConfig as vegetaConfig } from '../../../loadgen/vegeta/lib.mjs';
+import { loadConfig as h2loadConfig } from '../../../loadgen/h2load/lib.mjs';
 import { UsageError, parseDuration } from './usage.mjs';
 
 // Set by the runner for every step, whatever the tool.
@@ -110,6 +111,23 @@ export const LOAD_TOOLS = {
     lastSeconds: (env) => { const c = vegetaConfig(env); return c.duration + c.timeout; },
     sampleAt: (env) => vegetaConfig(env).duration / 2,
     needs: (env) => (env.RATE && env.DURATION ? null : 'RATE and DURATION'),
+    sized: false,
+  }),
+  // h2load: nghttp2's HTTP/1.1 client, about HAProxy's own CPU per request;
+  // unpaced (RATE empty or 0: a closed loop) or paced (RATE requests/s).
+  h2load: loadToolEntry({
+    service: 'h2load',
+    profile: 'bench',
+    replicas: 'H2LOAD_REPLICAS',
+    index: 'H2LOAD_INDEX',
+    own: ['RATE', 'DURATION', 'LOAD_PATH', 'KEEPALIVE', 'CONNECTIONS', 'TIMEOUT', 'THREADS'],
+    compose: ['H2LOAD_MEMORY'],
+    scripts: false,
+    env: () => ({}),
+    seconds: (env) => h2loadConfig(env).duration,
+    lastSeconds: (env) => { const c = h2loadConfig(env); return c.duration + c.timeout; },
+    sampleAt: (env) => h2loadConfig(env).duration / 2,
+    needs: (env) => (env.DURATION ? null : 'DURATION'),
     sized: false,
   }),
 };

@@ -59,7 +59,7 @@ export function stepCpu({ idle, before, after, samples }, startedMs) {
 // The load's steady window in SAMPLES: from a quarter into the load (the load
 // tool's first sample + SECONDS ÷ 4) to its planned end, as [from, to] ms,
 // or null when the load tool left no sample.
-function steadyWindow(samples, isTool, seconds) {
+export function steadyWindow(samples, isTool, seconds) {
   if (!samples?.length || !(seconds > 0)) return null;
   const toolAt = samples.filter((r) => isTool(r.name)).map((r) => r.at);
   if (toolAt.length === 0) return null;
@@ -68,7 +68,7 @@ function steadyWindow(samples, isTool, seconds) {
 }
 
 // Each name's first and last reading in [from, to] at least a second apart.
-function firstAndLast(readings, [from, to]) {
+export function firstAndLast(readings, [from, to]) {
   const byName = new Map();
   for (const r of readings.filter((x) => x.at >= from && x.at <= to)) {
     if (!byName.has(r.name)) byName.set(r.name, []);

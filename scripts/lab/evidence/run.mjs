@@ -8,7 +8,7 @@ import { parseEnv } from '../core/envfile.mjs';
 import { TOPOLOGY, frontendsOf, isServiceContainer, parseTopology } from '../core/topology.mjs';
 import { readerOf } from './readers.mjs';
 import { readJson, readText } from './files.mjs';
-import { loadRates, parseCpuReadings, parseThrottleReadings, stepCpu, throttledShares } from './cpu.mjs';
+import { firstAndLast, loadRates, parseCpuReadings, parseThrottleReadings, steadyWindow, stepCpu, throttledShares } from './cpu.mjs';
 import { parseAllowance, saturationOf } from './saturation.mjs';
 import { rampWindow } from './holder.mjs';
 import { DEFAULT_TOOL, LOAD_TOOLS } from '../core/loadtools.mjs';
@@ -121,6 +121,67 @@ function readHaproxySide(stepDir, topology) {
     kernelPeak: parseKernel(file('kernel-peak.env')),
     notes: (file('notes.txt') ?? '').split('\n').filter(Boolean),
     step: readOutcome(stepDir),
+    // The second method after the step (scripts/lib/step-load.sh second_method).
+    check: readCheck(path.join(stepDir, 'check')),
+  };
+}
+
+// wrk's own summary (its stdout): requests, seconds, failures.
+export function parseWrk(text) {
+  if (!text) return null;
+  const done = /(\d+) requests in ([\d.]+)(us|ms|s|m),/.exec(text);
+  if (!done) return null;
+  const scale = { us: 1e-6, ms: 1e-3, s: 1, m: 60 }[done[3]];
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(text);
+  return {
+    requests: Number(done[1]),
+    seconds: Number(done[2]) * scale,
+    errors: (socket ? socket.slice(1).reduce((t, v) => t + Number(v), 0) : 0) + (non2xx ? Number(non2xx[1]) : 0),
+  };
+}
+
+// readCheck DIR: each path's second-method reading (check.env, wrk-PATH.txt)
+// → {url, args, PATH: {haproxy_ns, haproxy_requests, ssl_conns, client_ns,
+// wrk: {requests, seconds, errors}, exit}} | null.
+function readCheck(dir) {
+  const text = readText(path.join(dir, 'check.env'));
+  if (text === null) return null;
+  const env = parseEnv(text);
+  const ns = (v) => {
+    const [value, unit] = String(v ?? '').split(' ');
+    return /^\d+$/.test(value) && (unit === 'ns' || unit === 'us') ? Number(value) * (unit === 'us' ? 1000 : 1) : null;
+  };
+  const count = (v) => (/^\d+$/.test(v ?? '') ? Number(v) : null);
+  const delta = (a, b) => (a !== null && b !== null && b >= a ? b - a : null);
+  const out = { url: env.url ?? null, args: env.args ?? null };
+  for (const p of ['bridge', 'loopback']) {
+    if (env[`${p}.at_before_ms`] === undefined) continue;
+    out[p] = {
+      haproxy_ns: delta(ns(env[`${p}.haproxy_cpu_before`]), ns(env[`${p}.haproxy_cpu_after`])),
+      haproxy_requests: delta(count(env[`${p}.CumReq_before`]), count(env[`${p}.CumReq_after`])),
+      ssl_conns: delta(count(env[`${p}.CumSslConns_before`]), count(env[`${p}.CumSslConns_after`])),
+      client_ns: count(env[`${p}.client_cpu_ns`]),
+      exit: count(env[`${p}.wrk_exit`]),
+      wrk: parseWrk(readText(path.join(dir, `wrk-${p}.txt`))),
+    };
+  }
+  return out;
+}
+
+// secondMethod CHECK ALLOWANCE UNDERLOAD: the second method's figures beside
+// the step's own cost under load (UNDERLOAD µs/request); nulls without one.
+export function secondMethod(check, allowance, underLoad) {
+  const perReq = (r) => (r?.haproxy_ns !== null && r?.haproxy_requests > 0 ? r.haproxy_ns / 1000 / r.haproxy_requests : null);
+  const bridge = check?.bridge;
+  const us = perReq(bridge);
+  return {
+    check_us_per_req: us,
+    check_ratio: us && Number.isFinite(underLoad) ? underLoad / us : null,
+    check_busy_pct: bridge?.wrk?.seconds > 0 && bridge.haproxy_ns !== null && allowance
+      ? (bridge.haproxy_ns / 1e9 / bridge.wrk.seconds / allowance) * 100 : null,
+    check_client_us_per_req: bridge?.client_ns !== null && bridge?.wrk?.requests > 0 ? bridge.client_ns / 1000 / bridge.wrk.requests : null,
+    check_loopback_us_per_req: perReq(check?.loopback),
   };
 }
 
@@ -153,6 +214,7 @@ function measureStep(step, tool, evidence) {
   const ramp = tool.merged?.tool === 'holder' ? rampWindow(tool.merged) : null;
   const seconds = step.load?.seconds;
   const isTool = (name) => isServiceContainer(name, [toolService]);
+  const underLoad = loadCost(evidence, isTool, seconds);
   return {
     ...load,
     hits_per_sec: load.seconds > 0 ? load.successful / load.seconds : 0,
@@ -168,19 +230,32 @@ function measureStep(step, tool, evidence) {
     oom_killed: typeof evidence.step?.haproxy_state === 'string' ? Number(evidence.step.haproxy_state.includes('oom_killed=true')) : null,
     cpu: evidence.cpu,
     ...cpuPerRequest(evidence, tool),
+    ...withLoadCost(underLoad),
     ...saturationOf({
       cores: coresWhileLoaded(evidence, isTool, seconds, ramp),
       throttled: throttledShares(evidence.throttle, evidence.samples, isTool, seconds, ramp),
       hostCores: hostWhileLoaded(evidence, isTool, seconds, ramp),
+      coreSets: coreSetsWhileLoaded(evidence, isTool, seconds, ramp),
       during: ramp ? 'during the ramp' : undefined,
       allowance: evidence.allowance, topology: evidence.topology,
       toolService, offered: Number(step.load?.env?.RATE), load, haproxy: counters,
     }),
+    ...(evidence.check ? secondMethod(evidence.check, allowanceOf(evidence), underLoad.haproxy_us_per_req_load) : {}),
     memory: evidence.memPeak ? Object.fromEntries(Object.keys(evidence.memPeak).sort()
       .map((name) => [name, { before: evidence.memBefore?.[name] ?? null, peak: evidence.memPeak[name] }])) : null,
     ...perInstance(evidence),
   };
 }
+
+// HAProxy's allowance in cores (every instance's container), as read back.
+const allowanceOf = (evidence) => {
+  const cores = Object.entries(evidence.allowance ?? {})
+    .filter(([name]) => isServiceContainer(name, servicesOf(evidence.topology, 'haproxy'))).map(([, a]) => a.cores);
+  return cores.length ? cores.reduce((t, c) => t + c, 0) : null;
+};
+
+// The window's received rate, where it could be read, stands for the sampled one.
+const withLoadCost = (c) => Object.fromEntries(Object.entries(c).filter(([k, v]) => k !== 'haproxy_req_rate' || v !== null));
 
 // Each container's cores while the load ran steadily or over RAMP
 // (evidence/cpu.mjs loadRates), else over the whole step.
@@ -194,6 +269,29 @@ function coresWhileLoaded(evidence, isTool, seconds, ramp) {
 function hostWhileLoaded(evidence, isTool, seconds, ramp) {
   if (!evidence.host?.length || !evidence.samples) return null;
   return loadRates([...evidence.samples, ...evidence.host], isTool, seconds, ramp)?.host ?? null;
+}
+
+// cpusetCores "0-2,5" → [0, 1, 2, 5].
+export const cpusetCores = (set) => String(set).split(',').flatMap((part) => {
+  const [a, b = a] = part.split('-').map(Number);
+  return Number.isInteger(a) && Number.isInteger(b) && b >= a ? Array.from({ length: b - a + 1 }, (_, k) => a + k) : [];
+});
+
+// How busy HAProxy's own cores and all the others were over the same window
+// (percent, /proc/stat's cpuN samples), when HAProxy ran on a cpuset: the
+// kernel's network work for HAProxy's packets is on its core and in no
+// cgroup. null without a cpuset or per-core samples.
+function coreSetsWhileLoaded(evidence, isTool, seconds, ramp) {
+  const own = Object.entries(evidence.allowance ?? {})
+    .filter(([name]) => isServiceContainer(name, servicesOf(evidence.topology, 'haproxy'))).map(([, a]) => a.cpuset);
+  if (own.length === 0 || own.some((c) => !c) || !evidence.host?.length || !evidence.samples) return null;
+  const rates = loadRates([...evidence.samples, ...evidence.host], isTool, seconds, ramp) ?? {};
+  const perCore = Object.fromEntries(Object.entries(rates).filter(([n]) => /^cpu\d+$/.test(n)).map(([n, r]) => [Number(n.slice(3)), r]));
+  const mine = new Set(own.flatMap(cpusetCores));
+  const rest = Object.keys(perCore).map(Number).filter((c) => !mine.has(c));
+  if ([...mine].some((c) => perCore[c] === undefined) || rest.length === 0) return null;
+  const pct = (cs) => (cs.reduce((t, c) => t + perCore[c], 0) / cs.length) * 100;
+  return { haproxy: pct([...mine]), rest: pct(rest) };
 }
 
 // HAProxy's own words, each line with its instance's name when there are several.
@@ -261,8 +359,51 @@ function samplesOf(evidence) {
   }), x));
 }
 
+// counterAt SAMPLES AT: an instance's CumReq at time AT (ms), between the
+// two samples around it (null outside them).
+export function counterAt(samples, at) {
+  const xs = (samples ?? []).filter((x) => x.cum_req !== null && x.at !== null);
+  for (let k = 1; k < xs.length; k += 1) {
+    const [a, b] = [xs[k - 1], xs[k]];
+    if (a.at <= at && at <= b.at) return b.at === a.at ? a.cum_req : a.cum_req + ((b.cum_req - a.cum_req) * (at - a.at)) / (b.at - a.at);
+  }
+  return null;
+}
+
+// loadCost EVIDENCE ISTOOL SECONDS: HAProxy's requests per second and its CPU
+// per request over one window: the load's steady window (evidence/cpu.mjs
+// steadyWindow, as its cores are read over) within the span of its CumReq
+// samples; its containers' first and last cgroup reading there, and every
+// instance's CumReq at those very times.
+// The step's whole-time cost also counts the idle start, the tail and the
+// readings before and after; this is the cost while HAProxy worked.
+export function loadCost(evidence, isTool, seconds) {
+  const none = { haproxy_req_rate: null, haproxy_us_per_req_load: null };
+  const window = steadyWindow(evidence.samples, isTool, seconds);
+  const haproxyNames = servicesOf(evidence.topology, 'haproxy');
+  if (!window) return none;
+  // The CumReq samples' span (every instance's): a CPU reading outside it has no count to go with it.
+  const spans = evidence.instances.map((i) => (i.samples ?? []).filter((x) => x.cum_req !== null && x.at !== null).map((x) => x.at));
+  if (spans.some((xs) => xs.length < 2)) return none;
+  const lo = Math.max(window[0], ...spans.map((xs) => Math.min(...xs)));
+  const hi = Math.min(window[1], ...spans.map((xs) => Math.max(...xs)));
+  const readings = [...firstAndLast(evidence.samples, [lo, hi])].filter(([name]) => isServiceContainer(name, haproxyNames));
+  if (readings.length === 0) return none;
+  const from = Math.max(...readings.map(([, [a]]) => a.at));
+  const to = Math.min(...readings.map(([, [, b]]) => b.at));
+  const counts = evidence.instances.map((i) => [counterAt(i.samples, from), counterAt(i.samples, to)]);
+  if (!(to - from >= 1000) || counts.some(([a, b]) => a === null || b === null)) return none;
+  const requests = counts.reduce((t, [a, b]) => t + (b - a), 0);
+  const ns = readings.reduce((t, [, [a, b]]) => t + (b.ns - a.ns), 0);
+  return {
+    haproxy_req_rate: (requests * 1000) / (to - from),
+    haproxy_us_per_req_load: requests > 0 ? ns / 1000 / requests : null,
+  };
+}
+
 // The requests per second HAProxy received while the load ran steadily (a
 // quarter into it to its end): each instance's CumReq samples, added up.
+// (Runs without a CPU reading in that window: loadCost has none.)
 function receivedRate(evidence, secs) {
   if (!Number.isFinite(secs)) return null;
   const rates = evidence.instances.map((i) => {

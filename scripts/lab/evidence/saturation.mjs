@@ -13,6 +13,11 @@ export const SATURATED_PCT = 85;
 // it ran or more is saturated, whatever its CPU time read: at a ceiling
 // HAProxy's read 84% of its quota once (CI), its throttling did not lie.
 export const THROTTLED_PCT = 50;
+// Cores busy this share of their time or more (/proc/stat: every process's
+// work and the kernel's) are saturated: a dedicated core's kernel work for
+// HAProxy's packets is in no cgroup, so HAProxy's own busy % reads low while
+// its core is full.
+export const CORE_SATURATED_PCT = 90;
 // The load tool is late when it sent under this share of the offered rate.
 export const SENT_PCT = 95;
 
@@ -33,7 +38,7 @@ export function parseAllowance(text) {
       NanoCpus: Number(v.nano_cpus) || 0, CpuQuota: Number(v.cfs_quota_us) || 0, CpuPeriod: Number(v.cfs_period_us) || 0,
       CpusetCpus: v.cpuset === '-' ? '' : v.cpuset,
     }, machine);
-    if (cores !== null) out[name] = { cores, machine };
+    if (cores !== null) out[name] = { cores, machine, cpuset: v.cpuset && v.cpuset !== '-' ? v.cpuset : null };
   }
   return out;
 }
@@ -83,8 +88,12 @@ export const haproxySaturated = (m) => isSaturated({ pct: m.haproxy_busy_pct ?? 
 // numbers (haproxy_cores, haproxy_allowance, haproxy_busy_pct,
 // haproxy_throttled_pct, loadgen_cores, backend_cores, box_busy_pct,
 // sent_pct) and {saturation: {saturated: [names], text}}.
-export function saturationOf({ cores, throttled = null, hostCores = null, allowance, topology, toolService, offered, load, haproxy = {}, during = 'while the load ran' }) {
+// coreSets: {haproxy: pct, rest: pct} | null: how busy HAProxy's dedicated
+// cores and the other cores were (/proc/stat), when HAProxy had cores of its
+// own; then the machine's limit is the other cores', not all of them.
+export function saturationOf({ cores, throttled = null, hostCores = null, coreSets = null, allowance, topology, toolService, offered, load, haproxy = {}, during = 'while the load ran' }) {
   const none = { haproxy_cores: null, haproxy_allowance: null, haproxy_busy_pct: null, haproxy_throttled_pct: null, loadgen_cores: null,
+    haproxy_core_busy_pct: null, rest_core_busy_pct: null,
     backend_cores: null, box_busy_pct: null, sent_pct: null, saturation: null };
   if (!cores || !allowance) return none;
   const { parts, machine } = components(cores, allowance, topology, toolService, throttled);
@@ -100,14 +109,17 @@ export function saturationOf({ cores, throttled = null, hostCores = null, allowa
   // The machine: its containers, or all its busy time when that was sampled
   // (/proc/stat: the kernel's network work and the daemons no cgroup counts).
   const boxPct = machine ? (Math.max(all, hostCores ?? 0) / machine) * 100 : null;
-  const busy = (role) => parts.some((p) => p.role === role && isSaturated(p));
-  const boxBusy = boxPct !== null && boxPct >= 90;
+  const haproxyCoreFull = coreSets !== null && coreSets.haproxy >= CORE_SATURATED_PCT;
+  const restFull = coreSets !== null && coreSets.rest >= CORE_SATURATED_PCT;
+  const busy = (role) => parts.some((p) => p.role === role && isSaturated(p)) || (role === 'HAProxy' && haproxyCoreFull);
+  const boxBusy = coreSets !== null ? restFull : boxPct !== null && boxPct >= 90;
   const saturated = parts.filter(isSaturated)
     .map((p) => (p.role === 'load tool' ? `${p.name} (load tool)` : p.name));
   // Late with HAProxy saturated: its workers all waited on HAProxy (the
   // queue of an open model); late without: the load tool's own limit.
   if (late && !busy('HAProxy')) saturated.push(`${toolService} could not keep the rate`);
-  if (boxBusy) saturated.push('the machine\'s cores');
+  if (haproxyCoreFull && !parts.some((p) => p.role === 'HAProxy' && isSaturated(p))) saturated.push('HAProxy\'s core (its kernel work included)');
+  if (boxBusy) saturated.push(coreSets !== null ? 'the other services\' cores' : 'the machine\'s cores');
   const describe = (p) => `${p.role === 'HAProxy' || p.role === 'backend' ? p.name.replace(/^.*-(\w[\w-]*-\d+)$/, '$1') : p.name} ` +
     `${round(p.cores)} of ${p.allowance === null ? '?' : round(p.allowance)} core${p.allowance === 1 ? '' : 's'}` +
     `${p.pct === null ? '' : ` (${Math.round(p.pct)}%`}` +
@@ -118,6 +130,7 @@ export function saturationOf({ cores, throttled = null, hostCores = null, allowa
   const waited = late && busy('HAProxy') ? ': its workers all waited on HAProxy' : '';
   const text = `${during}: ${parts.map(describe).join('; ')}; all containers ${round(all)} of ${machine ?? '?'} cores` +
     `${hostCores === null ? '' : `; the whole machine ${round(hostCores)} of ${machine ?? '?'} cores (/proc/stat)`}` +
+    `${coreSets === null ? '' : `; HAProxy's own core${haproxyCap === 1 ? '' : 's'} ${Math.round(coreSets.haproxy)}% busy, the others ${Math.round(coreSets.rest)}% (/proc/stat, the kernel's work included)`}` +
     `${sentPct === null ? '' : `; ${toolService} sent ${Math.round(sentPct)}% of the offered rate${load.dropped > 0 ? ` (${load.dropped} dropped${waited})` : ''}`}` +
     `${queue ? `; HAProxy ${queue}` : ''}`;
   return {
@@ -128,9 +141,12 @@ export function saturationOf({ cores, throttled = null, hostCores = null, allowa
     loadgen_cores: sum('load tool', 'cores'),
     backend_cores: sum('backend', 'cores'),
     box_busy_pct: boxPct,
+    haproxy_core_busy_pct: coreSets?.haproxy ?? null,
+    rest_core_busy_pct: coreSets?.rest ?? null,
     sent_pct: sentPct,
     // HAProxy's ceiling: HAProxy saturated while neither the load tool nor
     // the machine was.
-    saturation: { saturated, haproxy: busy('HAProxy') && !busy('load tool') && !boxBusy, late, text },
+    // The client side's limit: the load tool's own, its lateness, or (HAProxy on cores of its own) the other cores full.
+    saturation: { saturated, haproxy: busy('HAProxy') && !busy('load tool') && !boxBusy, client: busy('load tool') || (late && !busy('HAProxy')) || restFull, late, text },
   };
 }

@@ -73,6 +73,8 @@ function stepEnv(plan, step, out) {
       ['backends', Object.entries(step.backends).map(([k, v]) => `${k}=${v}`).join(',')],
       ...Object.entries(load).map(([k, v]) => [`load.${k}`, v]),
       ...Object.entries(step.compose_env ?? {}).map(([k, v]) => [`compose.${k}`, v]),
+      // The second method after the step (scripts/lib/step-load.sh second_method).
+      ...Object.entries(step.check ?? {}).map(([k, v]) => [`check.${k}`, v]),
     ],
   );
 }

@@ -3,6 +3,7 @@
 // This module reads and checks them and expands one into a run plan.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { UsageError, parseDuration } from '../core/usage.mjs';
 import { DEFAULT_TOOL, LOAD_TOOLS, RUNNER_VARS } from '../core/loadtools.mjs';
 import { METRICS } from '../core/metrics.mjs';
@@ -25,11 +26,14 @@ export const SCENARIO_KEYS = [
 ];
 export const STEP_KEYS = [
   'id', 'label', 'x', 'fraction', 'haproxy', 'backends', 'compose_env', 'load', 'quick', 'article', 'model',
-  'published', 'expect', 'curve',
+  'published', 'expect', 'curve', 'cores',
 ];
 // "curves": {"NAME": {...}}: what the steps of one curve share (a step names
-// its curve: "curve": "NAME"); the step's own keys win.
-export const CURVE_KEYS = ['label', 'haproxy', 'compose_env', 'load'];
+// its curve: "curve": "NAME"); the step's own keys win. "cores": N gives
+// HAProxy N cores of its own (dedicatedCores), N threads on them.
+export const CURVE_KEYS = ['label', 'cores', 'haproxy', 'compose_env', 'load'];
+// The most dedicated cores a curve may ask for.
+export const MAX_CORES = 64;
 export const LOAD_KEYS = ['tool', 'script', 'replicas', 'env'];
 // --quick and --article; only the top level's quick sets a repeat count, and
 // "steps" (ids) the steps --quick runs (default: all).
@@ -48,6 +52,7 @@ export const LITTLES_LAW_KEYS = ['service_seconds', 'clients'];
 export const READING_KINDS = {
   tipping_point: ['metric', 'factor', 'article', 'curve'], memory: [], syn_timing: [], sign_floor: ['step', 'floor', 'label'],
   saturation: [], capacity: ['curve', 'tolerance_pct', 'metric', 'factor'], curve_ratio: ['a', 'b', 'article', 'label'],
+  per_core: ['reference', 'published'],
 };
 // backends: the services HAProxy's server templates resolve (topology.txt),
 // each up to the replicas its template has slots for.
@@ -93,7 +98,7 @@ export const SETTINGS_KEYS = ['haproxy', 'compose_env', 'load', 'backends'];
 // (HOLDER_MEMORY: its load "env"). docs/knobs.md says what each does (a test
 // keeps each there and in compose.yaml).
 export const STEP_KNOBS = [
-  'HAPROXY_CPUS', 'HAPROXY_CPUSET', 'HAPROXY_MEMORY',
+  'HAPROXY_CPUS', 'HAPROXY_CPUSET', 'LAB_CPUSET', 'HAPROXY_MEMORY',
   'BACKEND_MEMORY', 'BACKEND_SERVER_TIMEOUT_MS', 'BACKEND_HEALTH_INTERVAL', 'SLOW_MS', 'SHUTDOWN_DRAIN_MS', 'SHUTDOWN_GRACE_MS',
   'PROMETHEUS_MEMORY',
 ];
@@ -261,6 +266,16 @@ function checkTopLevel(s, file) {
   checkModel(s.model, file, 'model');
 }
 
+// "cores" (a curve's or a step's): a whole number of HAProxy's own cores,
+// and no compose_env of the settings it stands for beside it.
+function checkCores(part, file, where) {
+  if (part.cores === undefined) return;
+  check(Number.isInteger(part.cores) && part.cores >= 1 && part.cores <= MAX_CORES, file,
+    `${where}: "cores" must be a whole number from 1 to ${MAX_CORES} (HAProxy's dedicated cores), found ${JSON.stringify(part.cores)}`);
+  const pinned = Object.keys(part.compose_env ?? {}).filter((k) => DEDICATED_KNOBS.includes(k));
+  check(pinned.length === 0, file, `${where}: "cores" sets ${DEDICATED_KNOBS.join(', ')} itself: leave ${pinned.join(', ')} out of its compose_env`);
+}
+
 // One step: its keys, id, label, sections, metrics and load tool.
 function checkStep(root, file, s, step, ids) {
   checkKeys(step, STEP_KEYS, file, `step ${step.id ?? ids.size + 1}`);
@@ -273,6 +288,7 @@ function checkStep(root, file, s, step, ids) {
   check(!step.article || s.article, file, `${where}: "article" needs a top-level "article" (which offers --article)`);
   check(step.fraction === undefined || s.connections, file, `${where}: "fraction" needs a top-level "connections"`);
   checkHaproxy(step.haproxy, file, `${where} haproxy`);
+  checkCores(step, file, where);
   checkBackends(step.backends, file, `${where} backends`);
   checkModel(step.model, file, `${where} model`);
   checkMetrics(Object.keys(step.published ?? {}), file, `${where} published`);
@@ -392,12 +408,14 @@ function expandCurves(s, file) {
     check(ID.test(name), file, `curve "${name}" must be lowercase letters, digits and dashes`);
     checkKeys(curve, CURVE_KEYS, file, `curve ${name}`);
     checkKeys(curve.load, LOAD_KEYS, file, `curve ${name} load`);
+    checkCores(curve, file, `curve ${name}`);
   }
   s.steps = s.steps.map((step) => {
     if (!isObject(step) || step.curve === undefined) return step;
     const curve = s.curves?.[step.curve];
     check(isObject(curve), file, `step ${step.id}: curve "${step.curve}" is not in "curves" (${Object.keys(s.curves ?? {}).join(', ') || 'none'})`);
     const out = { ...step };
+    if (curve.cores !== undefined && step.cores === undefined) out.cores = curve.cores;
     if (curve.haproxy || step.haproxy) out.haproxy = mergeSettings(curve.haproxy ?? {}, step.haproxy ?? {});
     if (curve.compose_env || step.compose_env) out.compose_env = { ...curve.compose_env, ...step.compose_env };
     if (curve.load || step.load) {
@@ -568,7 +586,57 @@ const strings = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, 
 // before a connection level's sizing adds its own.
 export const stepComposeEnv = (s, step, options) => strings({
   ...s.compose_env, ...step.compose_env, ...variantCompose(s, options), ...variantCompose(step, options),
+  // The CLI passes the engine's cores (--machine-cores); else this machine's.
+  ...(step.cores === undefined ? {} : dedicatedCores(step.cores, options.machineCores ?? availableParallelism(), options)),
 });
+
+// What a plan on a Swarm says of its dedicated cores.
+export const SWARM_CORES_NOTE = 'On a Swarm, a curve\'s "cores": N is a CPU limit of N cores on HAProxy (Swarm services have no cpuset, so others may run on its cores), and no second method runs (wrk needs HAProxy\'s own engine).';
+
+// The settings a curve's "cores" stands for.
+export const DEDICATED_KNOBS = ['HAPROXY_CPUS', 'HAPROXY_CPUSET', 'LAB_CPUSET'];
+
+// dedicatedCores N MACHINE: HAProxy on the machine's last N cores with no
+// CPU quota, every other service (load tools, backends, probes) on the rest:
+// no other service's work is counted in, or steals from, HAProxy's cores
+// (the kernel's and Docker's daemons may: /proc/stat shows it). A
+// UsageError when the machine has no core left over for the rest.
+export function dedicatedCores(cores, machine, { swarm = false } = {}) {
+  // A Swarm service has no cpuset: its CPU limit of as many cores instead (SWARM_CORES_NOTE).
+  if (swarm) return { HAPROXY_CPUS: String(cores), HAPROXY_CPUSET: '', LAB_CPUSET: '' };
+  if (!(Number.isInteger(machine) && machine >= 1)) throw new Error(`dedicatedCores: the machine's cores are unknown (${machine})`);
+  if (machine < cores + 1) {
+    throw new UsageError(`this curve gives HAProxy ${cores} core${cores === 1 ? '' : 's'} of its own and the load tools at least one more: ` +
+      `this machine has ${machine} (docker info's NCPU); run it where Docker sees ${cores + 1} or more`);
+  }
+  const range = (a, b) => (a === b ? `${a}` : `${a}-${b}`);
+  return { HAPROXY_CPUS: '0', HAPROXY_CPUSET: range(machine - cores, machine - 1), LAB_CPUSET: range(0, machine - cores - 1) };
+}
+
+// How long the second method loads HAProxy, and with how many connections
+// when the curve's tool names none.
+export const CHECK_SECONDS = 4;
+export const CHECK_CONNECTIONS = 50;
+
+// markSecondMethods STEPS: the last step of each run of each curve on
+// dedicated cores gets its "check": wrk, another client than the curve's,
+// loading the same HAProxy unpaced for CHECK_SECONDS right after the step,
+// over the bridge and over loopback (scripts/lib/step-load.sh
+// second_method): the report sets the costs per request side by side.
+function markSecondMethods(steps) {
+  const last = new Map();
+  for (const step of steps) if (step.cores !== null && step.curve) last.set(`${step.curve} ${step.run}`, step);
+  for (const step of last.values()) {
+    const env = step.load.env;
+    step.check = {
+      tool: 'wrk',
+      url: `${env.TARGET}${env.LOAD_PATH ?? '/'}`,
+      connections: Number(env.CONNECTIONS ?? CHECK_CONNECTIONS),
+      seconds: CHECK_SECONDS,
+      close: env.KEEPALIVE === 'false',
+    };
+  }
+}
 
 // chosenSteps SCENARIO OPTIONS: the steps a run takes (--quick may take fewer).
 export const chosenSteps = (s, options) => (options.quick && s.quick?.steps ? s.steps.filter((t) => s.quick.steps.includes(t.id)) : s.steps);
@@ -598,11 +666,13 @@ export function buildPlan(s, name, options) {
       }
     });
   }
+  if (!options.swarm) markSecondMethods(steps);
+  const onSwarm = options.swarm && steps.some((t) => t.cores !== null) ? [SWARM_CORES_NOTE] : [];
   return {
     scenario: name,
     description: s.description,
     source: s.source,
-    notes: s.notes ?? [],
+    notes: [...(s.notes ?? []), ...onSwarm],
     x: s.x,
     columns: s.columns,
     chart: s.chart ?? null,
@@ -646,9 +716,12 @@ function planStep(s, step, sized, options, config) {
   return {
     label: sized ? `${step.label}: ${sized.connections} connections${sized.wall ? ` (past the wall: HAProxy holds ${sized.wall})` : ''}` : step.label,
     curve: step.curve ?? null,
+    cores: step.cores ?? null,
     x: step.x ?? (sized ? sized.connections : step.label),
     config,
-    haproxy: sized ? mergeSettings(step.haproxy ?? {}, sized.haproxy) : step.haproxy ?? {},
+    // On dedicated cores, as many threads: HAProxy binds them within its cpuset.
+    haproxy: mergeSettings(step.cores ? { global: { nbthread: String(step.cores) } } : {},
+      sized ? mergeSettings(step.haproxy ?? {}, sized.haproxy) : step.haproxy ?? {}),
     backends: { ...s.backends, ...step.backends, ...sized?.backends },
     compose_env: composeEnv,
     load: {

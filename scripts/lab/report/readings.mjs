@@ -5,7 +5,7 @@
 import { formatValue, metricLabel, scalar } from '../core/metrics.mjs';
 import { cell } from '../evidence/parsers.mjs';
 import { formatWaits } from './format.mjs';
-import { haproxySaturated } from '../evidence/saturation.mjs';
+import { CORE_SATURATED_PCT, haproxySaturated } from '../evidence/saturation.mjs';
 
 // Little's law, L = X × W, on each measured step: the requests in service that
 // the measured throughput X implies for a service time W, beside the sessions
@@ -68,60 +68,104 @@ function tippingIndex(ran, metric, factor) {
 // The rows of one curve (all rows when the reading names none).
 const curveRows = (rows, curve) => (curve ? rows.filter((r) => r.curve === curve) : rows);
 
+// A step at least this busy predicts the ceiling: below it, HAProxy's fixed
+// costs per event-loop turn (waking up for one request) weigh on each
+// request more than they do at the ceiling (ceiling --quick, 2026-11-28: 62.9 µs at
+// 1000/s against 15 µs at its busiest step).
+export const PREDICT_BUSY_PCT = 60;
+
+// HAProxy's own count of the requests it took in while the load ran; runs
+// without it: the load tool's answers per second.
+const rateOf = (r) => r.measured.haproxy_req_rate ?? r.measured.hits_per_sec;
+
+// The cost per request a prediction reads: while the load ran (the window its
+// cores were read in), else over the whole step (runs before that figure).
+const costOf = (r) => r?.measured.haproxy_us_per_req_load ?? r?.measured.haproxy_us_per_req ?? null;
+
 // curveCapacity ROWS {metric, factor} → {top, cost, predicted, allowance,
 // ...} | null: what HAProxy took in at most on a curve, and what the cost of a
-// request predicted: its allowance ÷ HAProxy's µs per request at the last step
-// before the curve's tipping point (latency still flat: HAProxy kept up, as
-// busy as it got without falling behind); without a tipping point, the
-// busiest step where HAProxy was not yet saturated.
+// request predicted: its allowance ÷ HAProxy's µs per request while the load
+// ran at the busiest step below the ceiling that kept HAProxy at least
+// PREDICT_BUSY_PCT busy; without one, the last step before the tipping point
+// or the busiest not yet saturated, said so.
 export function curveCapacity(rows, { metric = 'p99_ms', factor = 5 } = {}) {
-  // HAProxy's own count of the requests it took in while the load ran; runs
-  // without it: the load tool's answers per second.
-  const rate = (r) => r.measured.haproxy_req_rate ?? r.measured.hits_per_sec;
+  const rate = rateOf;
   const ran = rows.filter((r) => r.measured && Number.isFinite(rate(r)));
   if (ran.length === 0) return null;
   const top = ran.reduce((a, b) => (rate(b) > rate(a) ? b : a));
-  const costed = ran.filter((r) => Number.isFinite(r.measured.haproxy_us_per_req));
+  const costed = ran.filter((r) => Number.isFinite(costOf(r)));
   const withMetric = ran.filter((r) => scalar(r.measured, metric) !== null);
   const { at } = withMetric.length >= 3 ? tippingIndex(withMetric, metric, factor) : { at: -1 };
-  const below = costed.filter((r) => !haproxySaturated(r.measured));
+  const busiest = (xs) => (xs.length ? xs.reduce((a, b) => (rate(b) > rate(a) ? b : a)) : null);
+  // Not a step whose client side was full: it measured the client's pace.
+  const clientFull = (r) => cell(r.measured.rest_core_busy_pct) >= CORE_SATURATED_PCT;
+  const busy = busiest(costed.filter((r) => r !== top && rate(r) < rate(top) && !haproxySaturated(r.measured) && !clientFull(r)
+    && cell(r.measured.haproxy_busy_pct) >= PREDICT_BUSY_PCT));
+  const below = costed.filter((r) => r !== top && !haproxySaturated(r.measured));
   const beforeTipping = at > 0 && costed.includes(withMetric[at - 1]) ? withMetric[at - 1] : null;
-  const costRow = beforeTipping ?? (below.length ? below.reduce((a, b) => (rate(b) > rate(a) ? b : a)) : null);
+  const costRow = busy ?? beforeTipping ?? busiest(below);
   const allowance = top.measured.haproxy_allowance;
-  const cost = costRow?.measured.haproxy_us_per_req ?? null;
+  const cost = costOf(costRow);
+  // On cores of its own, the kernel's work for HAProxy's packets shares
+  // them and is in no cgroup: the step's rate scaled to its cores fully
+  // busy (/proc/stat), not the allowance over HAProxy's own cost.
+  const coreBusy = cell(costRow?.measured.haproxy_core_busy_pct);
+  const byCore = coreBusy > 0 ? (rate(costRow) * 100) / coreBusy : null;
   return {
-    top, costRow, cost, allowance, beforeTipping: Boolean(beforeTipping),
+    top, costRow, cost, allowance, coreBusy: byCore === null ? null : coreBusy, rule: busy ? 'busy' : beforeTipping ? 'tipping' : 'below',
     measured: rate(top),
-    predicted: cost && allowance ? (allowance * 1e6) / cost : null,
+    predicted: byCore ?? (cost && allowance ? (allowance * 1e6) / cost : null),
     // The highest offered rate: past the ceiling, what kept the curve down.
     last: ran[ran.length - 1],
   };
 }
 
+// Why a step was chosen to predict from, in the reading's words.
+const RULE_WORDS = {
+  busy: `the busiest step below the ceiling with HAProxy ${PREDICT_BUSY_PCT}% busy or more, neither it nor the client side saturated`,
+  tipping: `the last step before the tipping point: no step below the ceiling kept HAProxy ${PREDICT_BUSY_PCT}% busy`,
+  below: `the busiest step below saturation: no step below the ceiling kept HAProxy ${PREDICT_BUSY_PCT}% busy`,
+};
+
 // HAProxy's ceiling on one curve against its prediction (±TOLERANCE_PCT), and
 // whose ceiling it is: HAProxy's when HAProxy was saturated at the curve's
-// highest rate while the load tool kept its rate.
+// highest rate while the load tool kept its rate. When the load tool's own
+// core ran out first (a closed loop at its limit), the curve measured the
+// client, not HAProxy: said so, with HAProxy's cost at its busiest step,
+// and neither passed nor failed.
 function capacityReading({ curve, tolerance_pct: tolerance = 25, metric, factor }, rows, run = {}) {
   const name = run.curves?.[curve] ?? curve ?? 'all steps';
   if (curve && curveRows(rows, curve).length === 0) return { lines: [`${name}: not in this run`] };
   const c = curveCapacity(curveRows(rows, curve), { metric, factor });
   if (!c) return { ok: false, lines: [`${name}: not measured`] };
   const n = (v) => Math.round(v).toLocaleString('en-US');
+  const us = (v) => (Number.isFinite(v) ? `${v.toFixed(1)} µs` : '? µs');
   const sat = c.last.measured.saturation;
+  const clientFirst = Boolean(sat && !sat.haproxy && sat.client);
   const whose = !sat ? 'no CPU allowance read: cannot tell what saturated'
     : sat.haproxy ? `the ceiling is HAProxy's: at ${c.last.label} ${sat.saturated.join(', ')} saturated (${sat.text})`
       : `the ceiling is NOT HAProxy's: at ${c.last.label} saturated ${sat.saturated.join(', ') || 'nothing'} (${sat.text})`;
   const diff = c.predicted ? ((c.measured - c.predicted) / c.predicted) * 100 : null;
   const within = diff !== null && Math.abs(diff) <= tolerance;
-  const prediction = c.predicted === null ? 'no prediction (no step below saturation with a CPU figure)'
-    : `predicted ${c.allowance} core${c.allowance === 1 ? '' : 's'} ÷ ${c.cost.toFixed(1)} µs per request (at ${c.costRow.label}, ` +
-      `${c.beforeTipping ? 'the last step before the tipping point' : 'the busiest step below saturation'}) = ${n(c.predicted)}/s: ` +
-      `${diff >= 0 ? '+' : ''}${diff.toFixed(1)}%, ${within ? 'within' : 'OUTSIDE'} ±${tolerance}%`;
+  const prediction = c.predicted === null ? 'no prediction (no step below the ceiling with a CPU figure)'
+    : `predicted ${c.coreBusy !== null
+      ? `${n(rateOf(c.costRow))}/s ÷ ${Math.round(c.coreBusy)}% of HAProxy's own core${c.allowance === 1 ? '' : 's'} busy (its kernel work included)`
+      : `${c.allowance} core${c.allowance === 1 ? '' : 's'} ÷ ${c.cost.toFixed(1)} µs per request`} (at ${c.costRow.label}, ` +
+      `${RULE_WORDS[c.rule]}) = ${n(c.predicted)}/s: ${diff >= 0 ? '+' : ''}${diff.toFixed(1)}%, ${within ? 'within' : 'OUTSIDE'} ±${tolerance}%`;
   // Why a prediction misses: the cost per request at the ceiling itself,
   // and the event loop's turns per request on both steps.
   const loops = (r) => (Number.isFinite(r?.measured.loops_per_req) ? `, ${r.measured.loops_per_req.toFixed(2)} loops/request` : '');
-  const atTop = Number.isFinite(c.top.measured.haproxy_us_per_req) && c.costRow
-    ? `; at the ceiling HAProxy spent ${c.top.measured.haproxy_us_per_req.toFixed(1)} µs per request${loops(c.top)} (at ${c.costRow.label}: ${c.cost.toFixed(1)} µs${loops(c.costRow)})` : '';
+  const atTop = Number.isFinite(costOf(c.top)) && c.costRow
+    ? `; at the ceiling HAProxy spent ${costOf(c.top).toFixed(1)} µs per request${loops(c.top)} (at ${c.costRow.label}: ${c.cost.toFixed(1)} µs${loops(c.costRow)})` : '';
+  if (clientFirst) {
+    const m = c.last.measured;
+    return {
+      capacity: { curve, measured: c.measured, predicted: c.predicted, allowance: c.allowance, haproxy: false, client_first: true },
+      lines: [`${name}: one core of client cannot outrun one core of HAProxy here: the client side (the load tool ${us(m.loadgen_us_per_req)} per request, ` +
+        `with the kernel's and Docker's work on its cores) ran out first at ${c.last.label}, HAProxy ${Math.round(cell(m.haproxy_busy_pct))}% busy (${us(costOf(c.last))} per request); ` +
+        `HAProxy took in at most ${n(c.measured)} requests/s (${c.top.label}), ${us(costOf(c.top))} per request there; ${whose}`],
+    };
+  }
   return {
     ok: Boolean(sat?.haproxy && within),
     capacity: { curve, measured: c.measured, predicted: c.predicted, allowance: c.allowance, haproxy: Boolean(sat?.haproxy) },
@@ -210,6 +254,45 @@ function signFloorReading({ step, floor, label }, rows, run = {}) {
   };
 }
 
+// perCoreReading {reference, published}: each curve on dedicated cores, one
+// line: HAProxy's cost per request while the load ran at its top step and
+// what one core does at that cost, how busy HAProxy was, the client's own
+// cost, the second method's cost over the same path and over loopback (the
+// bridge's share), and the cost ÷ the run's reference: the REFERENCE curve's
+// loopback second method (wrk, plain kept-alive /self, HAProxy on its own
+// core), a fixed job measured in the same run on the same machine. The
+// ratios travel to another machine; the µs do not. PUBLISHED: curve → the
+// per-core requests/s of doc/intro.txt, quoted beside.
+function perCoreReading({ reference, published = {} }, rows, run = {}) {
+  const curves = [...new Set(rows.filter((r) => r.measured && r.cores).map((r) => r.curve))];
+  if (curves.length === 0) return { lines: ['no curve on dedicated cores in this run'] };
+  const us = (v) => (Number.isFinite(v) ? `${v.toFixed(1)} µs` : '?');
+  const n = (v) => Math.round(v).toLocaleString('en-US');
+  const topOf = (curve) => curveCapacity(curveRows(rows, curve))?.top ?? null;
+  const withCheck = (curve) => curveRows(rows, curve).filter((r) => Number.isFinite(r.measured?.check_us_per_req)).at(-1) ?? null;
+  const ref = withCheck(reference)?.measured.check_loopback_us_per_req ?? null;
+  const lines = [ref === null
+    ? `reference: not measured in this run (the ${run.curves?.[reference] ?? reference} curve's second method over loopback)`
+    : `reference: ${us(ref)} of HAProxy's CPU per plain kept-alive request to /self from wrk over loopback, HAProxy on its own core, measured in this run; the ratios to it travel to another machine, the µs do not`];
+  for (const curve of curves) {
+    const top = topOf(curve);
+    const m = top?.measured ?? {};
+    const cost = costOf(top);
+    const check = withCheck(curve)?.measured ?? {};
+    const bridge = Number.isFinite(check.check_us_per_req) && Number.isFinite(check.check_loopback_us_per_req)
+      ? `, loopback ${us(check.check_loopback_us_per_req)} (the bridge adds ${Math.round((check.check_us_per_req / check.check_loopback_us_per_req - 1) * 100)}%)` : '';
+    const second = Number.isFinite(check.check_us_per_req)
+      ? `; second method (wrk, same path) ${us(check.check_us_per_req)} at ${Math.round(cell(check.check_busy_pct))}% busy: ${check.check_ratio?.toFixed(2) ?? '?'}×${bridge}; wrk itself ${us(check.check_client_us_per_req)}`
+      : '; no second method';
+    const pub = published[curve] ? `; doc/intro.txt: ${n(published[curve])}/s per core (HAProxy 1.6, OpenSSL 1.0.2, forwarding to servers)` : '';
+    lines.push(`${run.curves?.[curve] ?? curve}: HAProxy ${us(cost)} per request while the load ran at ${top?.label ?? '?'} ` +
+      `(${Number.isFinite(cost) ? n(1e6 / cost) : '?'}/s per core), ${Math.round(cell(m.haproxy_busy_pct))}% busy, ` +
+      `${Number.isFinite(cost) && ref ? `${(cost / ref).toFixed(2)}× the reference` : 'no ratio to the reference'}; ` +
+      `the client ${us(m.loadgen_us_per_req)} per request${second}${pub}`);
+  }
+  return { lines };
+}
+
 // kind → its title and how to read it.
 export const READINGS = {
   tipping_point: { title: 'Tipping point', read: tippingPoint },
@@ -219,6 +302,7 @@ export const READINGS = {
   saturation: { title: 'What saturated', read: saturationReading },
   capacity: { title: 'HAProxy\'s ceiling', read: capacityReading },
   curve_ratio: { title: 'Ratio of ceilings', read: curveRatioReading },
+  per_core: { title: 'Per core, beside the reference', read: perCoreReading },
 };
 
 // readingsOf PLAN ROWS [RUN] → [{kind, title, lines, ok?, tipping?}]: Little's law

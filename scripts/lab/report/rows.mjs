@@ -14,6 +14,7 @@ function emptyRow(steps) {
     label: first.label ?? first.id,
     x: first.x ?? first.label ?? first.id,
     curve: first.curve ?? null,
+    cores: first.cores ?? null,
     runs: steps.filter((s) => s.measured).length,
     planned: steps.length,
     measured: null,

@@ -10,7 +10,7 @@ import { haproxySaturated, parseAllowance, saturationOf } from '../evidence/satu
 import { loadRates, parseCpuReadings, parseThrottleReadings, throttledShares } from '../evidence/cpu.mjs';
 import { TOPOLOGY } from '../core/topology.mjs';
 import { buildReport, readRun } from '../report/report.mjs';
-import { buildPlan, loadScenario } from '../plan/scenarios.mjs';
+import { CHECK_SECONDS, SWARM_CORES_NOTE, buildPlan, dedicatedCores, loadScenario } from '../plan/scenarios.mjs';
 
 const ROOT = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '../../..');
 const tmpDirs = [];
@@ -188,7 +188,7 @@ describe('HAProxy\'s ceiling per curve', () => {
   test('measured at most 6,400/s against 0.2 core ÷ 30 µs = 6,667/s: within ±25%, HAProxy\'s', () => {
     const l = line('plain keep-alive: HAProxy took in at most');
     assert.match(l, /at most 6,400 requests\/s/);
-    assert.match(l, /predicted 0\.2 cores ÷ 30\.0 µs per request \(at plain 4000\/s, the last step before the tipping point\) = 6,667\/s: -4\.0%, within ±25%/);
+    assert.match(l, /predicted 0\.2 cores ÷ 30\.0 µs per request \(at plain 4000\/s, the busiest step below the ceiling with HAProxy 60% busy or more, neither it nor the client side saturated\) = 6,667\/s: -4\.0%, within ±25%/);
     assert.match(l, /the ceiling is HAProxy's/);
   });
   test('a curve whose every step is saturated has no prediction: the reading fails', () => {
@@ -214,15 +214,56 @@ describe('HAProxy\'s ceiling per curve', () => {
 describe('the scenario format\'s curves', () => {
   test('ceiling: every step gets its curve\'s settings, --quick runs the named steps', () => {
     const s = loadScenario(ROOT, 'ceiling');
-    const step = s.steps.find((t) => t.id === 'tls-full-300');
-    assert.equal(step.compose_env.HAPROXY_CPUS, '0.2');
+    const step = s.steps.find((t) => t.id === 'tls-full-rsa-300');
+    assert.equal(step.cores, 1);
     assert.equal(step.haproxy.global['tune.ssl.cachesize'], '0');
-    assert.equal(step.load.env.TLS_RESUME, 'false');
+    assert.equal(step.load.env.KEEPALIVE, 'false');
     assert.equal(step.load.env.RATE, 300);
-    const quick = buildPlan(s, 'ceiling', { quick: true });
+    assert.equal(s.steps.find((t) => t.id === 'plain-keepalive-quota-2000').compose_env.HAPROXY_CPUS, '0.2');
+    const quick = buildPlan(s, 'ceiling', { quick: true, machineCores: 2 });
     assert.deepEqual(quick.steps.map((t) => t.id), s.quick.steps);
     assert.equal(quick.steps[0].curve, 'plain-keepalive');
-    assert.ok(buildPlan(s, 'ceiling', { quick: false }).steps.length > quick.steps.length);
+    assert.ok(buildPlan(s, 'ceiling', { quick: false, machineCores: 2 }).steps.length > quick.steps.length);
+  });
+  test('"cores": HAProxy on the machine\'s last cores with no quota and as many threads, the rest on the others', () => {
+    const s = loadScenario(ROOT, 'ceiling');
+    const plan = (machineCores) => buildPlan(s, 'ceiling', { quick: true, machineCores });
+    const [first] = plan(2).steps;
+    assert.deepEqual(
+      { cpus: first.compose_env.HAPROXY_CPUS, haproxy: first.compose_env.HAPROXY_CPUSET, rest: first.compose_env.LAB_CPUSET, threads: first.haproxy.global.nbthread },
+      { cpus: '0', haproxy: '1', rest: '0', threads: '1' });
+    assert.deepEqual([plan(8).steps[0].compose_env.HAPROXY_CPUSET, plan(8).steps[0].compose_env.LAB_CPUSET], ['7', '0-6']);
+    assert.deepEqual(dedicatedCores(3, 8), { HAPROXY_CPUS: '0', HAPROXY_CPUSET: '5-7', LAB_CPUSET: '0-4' });
+    assert.throws(() => plan(1), /gives HAProxy 1 core of its own and the load tools at least one more: this machine has 1/);
+    // The quota curve keeps its own settings and pins nothing.
+    const quota = buildPlan(s, 'ceiling', { quick: false, machineCores: 2 }).steps.find((t) => t.curve === 'plain-keepalive-quota');
+    assert.equal(quota.compose_env.HAPROXY_CPUSET, undefined);
+    assert.equal(quota.cores, null);
+  });
+  test('the last step of each dedicated curve, and only it, is followed by the second method', () => {
+    const s = loadScenario(ROOT, 'ceiling');
+    const steps = buildPlan(s, 'ceiling', { quick: true, machineCores: 2, repeat: 2 }).steps;
+    const checked = steps.filter((t) => t.check).map((t) => `${t.id} run${t.run}`);
+    assert.deepEqual(checked, ['plain-keepalive-80000 run1', 'tls-keepalive-50000 run1', 'tls-full-rsa-1000 run1',
+      'plain-keepalive-80000 run2', 'tls-keepalive-50000 run2', 'tls-full-rsa-1000 run2']);
+    const top = steps.find((t) => t.id === 'tls-full-rsa-1000');
+    assert.match(top.load.env.TARGET, /^https:\/\/rsa\.haproxy:\d+$/);
+    assert.deepEqual(top.check, { tool: 'wrk', url: `${top.load.env.TARGET}/self`, connections: 20, seconds: CHECK_SECONDS, close: true });
+    assert.equal(buildPlan(s, 'ceiling', { quick: false, machineCores: 2 }).steps.filter((t) => t.curve === 'plain-keepalive-quota' && t.check).length, 0);
+  });
+  test('"cores" beside the settings it stands for, or out of range, is refused naming both', () => {
+    const root = tmp('lab-cores-');
+    fs.mkdirSync(path.join(root, 'scenarios'));
+    fs.copyFileSync(path.join(ROOT, 'compose.yaml'), path.join(root, 'compose.yaml'));
+    const write = (edit) => {
+      const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios/ceiling.json'), 'utf8'));
+      edit(s);
+      fs.writeFileSync(path.join(root, 'scenarios/bad.json'), JSON.stringify(s));
+    };
+    write((s) => { s.curves['plain-keepalive'].compose_env = { HAPROXY_CPUSET: '1' }; });
+    assert.throws(() => loadScenario(root, 'bad'), /curve plain-keepalive: "cores" sets HAPROXY_CPUS, HAPROXY_CPUSET, LAB_CPUSET itself: leave HAPROXY_CPUSET out of its compose_env/);
+    write((s) => { s.curves['plain-keepalive'].cores = 0; });
+    assert.throws(() => loadScenario(root, 'bad'), /curve plain-keepalive: "cores" must be a whole number from 1 to 64 .*found 0/);
   });
   test('a step naming an unknown curve is one clear error', () => {
     const root = tmp('lab-curves-');
@@ -232,5 +273,15 @@ describe('the scenario format\'s curves', () => {
     s.steps[0].curve = 'nope';
     fs.writeFileSync(path.join(root, 'scenarios/bad.json'), JSON.stringify(s));
     assert.throws(() => loadScenario(root, 'bad'), new RegExp(`scenarios/bad\\.json: step ${s.steps[0].id}: curve "nope" is not in "curves"`));
+  });
+});
+
+describe('dedicated cores on a Swarm', () => {
+  test('a CPU limit of as many cores instead of a cpuset, no second method, and the plan says so', () => {
+    const s = loadScenario(ROOT, 'ceiling');
+    const plan = buildPlan(s, 'ceiling', { quick: true, machineCores: 2, swarm: true });
+    assert.deepEqual([plan.steps[0].compose_env.HAPROXY_CPUS, plan.steps[0].compose_env.HAPROXY_CPUSET, plan.steps[0].compose_env.LAB_CPUSET], ['1', '', '']);
+    assert.equal(plan.steps.filter((t) => t.check).length, 0);
+    assert.ok(plan.notes.includes(SWARM_CORES_NOTE), plan.notes.join('\n'));
   });
 });

@@ -257,6 +257,8 @@ describe('load tools: the report reads a step with its tool\'s reader', () => {
       latency_ms: { p50: 1, p95: 2, p99: 3, mean: 1.5 }, tls: { full: 2, resumed: 28 }, cpu: { ns: 6e6, source: 'cgroup v1 cpuacct.usage' } },
     'vegeta-1.json': { tool: 'vegeta', version: '12.13.0', requests: 40, ok: 40, failed: 0, dropped: 0, cpu: { ns: 4e6, source: 'cgroup v1 cpuacct.usage' },
       report: { requests: 40, success: 1, rate: 10, duration: 4e9, latencies: { '50th': 1e6, '95th': 2e6, '99th': 3e6, mean: 1.5e6 } } },
+    'h2load-1.json': { tool: 'h2load', version: '1.70.0', requests: 50, ok: 50, failed: 0, dropped: 0, seconds: 5, req_rate: 10,
+      latency_ms: { min: 0.2, max: 4, median: 1, p95: 2, p99: 3, mean: 1.5 }, cpu: { ns: 3e6, source: 'cgroup v1 cpuacct.usage' } },
   };
 
   test('every load tool has a reader, and each reader measures exactly the metrics it lists', () => {
@@ -282,7 +284,7 @@ describe('load tools: the report reads a step with its tool\'s reader', () => {
       [['pacer-1.json'], 30, 1, 10, 6e6, 28]);
     const r = run([step('h', { load: { tool: 'holder', seconds: 14, env: {} } }), step('k')], { 'steps/h': both, 'steps/k': both });
     assert.deepEqual(r.rows.map((row) => [row.measured.requests, row.measured.connections ?? null]), [[20, 20], [10, null]]);
-    assert.throws(() => run([step('x', { load: { tool: 'nope' } })], {}), /load tool "nope" is not one of k6, holder, pacer, vegeta/);
+    assert.throws(() => run([step('x', { load: { tool: 'nope' } })], {}), /load tool "nope" is not one of k6, holder, pacer, vegeta, h2load/);
   });
 });
 

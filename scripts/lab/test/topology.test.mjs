@@ -30,7 +30,7 @@ describe('the table', () => {
     assert.deepEqual(TOPOLOGY.instances.map((i) => i.name), ['haproxy']);
     assert.deepEqual(TOPOLOGY.frontends.map((f) => [f.name, f.instance, f.protocol, typeof f.port]), [['fe_main', 'haproxy', 'http', 'number'], ['fe_tls', 'haproxy', 'https', 'number']]);
     assert.deepEqual(TOPOLOGY.backends.map((b) => b.name), ['backend-slow', 'backend-fast']);
-    assert.deepEqual(TOPOLOGY.services.map((s) => s.name), ['prometheus']);
+    assert.deepEqual(TOPOLOGY.services.map((s) => s.name), ['prometheus', 'haproxy-exporter', 'container-exporter', 'docker-api-gate']);
     assert.equal(typeof TOPOLOGY.limits.replicas, 'number');
   });
 
