@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { resolveIndex } from '../holder/lib.mjs';
+import { superviseChild } from '../pacer/lib.mjs';
 import { h2loadArgs, loadConfig, ownCpu, parseReport, summarize, versionOf, writeSummary } from './lib.mjs';
 
 const H2LOAD = process.env.H2LOAD_BIN || 'h2load';
@@ -53,20 +54,10 @@ const cpuStart = ownCpu();
 const run = spawn(H2LOAD, h2loadArgs(cfg), { stdio: ['ignore', 'pipe', 'inherit'] });
 const chunks = [];
 run.stdout.on('data', (d) => chunks.push(d));
-let interrupted = false;
-// h2load dies on SIGINT with no report: what it sent is not known then. A
-// second signal ends it all.
-for (const sig of ['SIGTERM', 'SIGINT']) {
-  process.on(sig, () => {
-    if (interrupted) process.exit(130);
-    interrupted = true;
-    run.kill('SIGINT');
-  });
-}
-const exit = await new Promise((resolve) => {
-  run.on('error', (err) => resolve({ error: err }));
-  run.on('close', (code, signal) => resolve({ code, signal }));
-});
+// h2load dies on SIGINT with no report: what it sent is not known then.
+const supervised = superviseChild(run, 'close');
+const exit = await supervised.exit;
+const interrupted = supervised.interrupted();
 // Right after h2load: the summary's work is not the load's.
 const cpu = ownCpu();
 if (exit.error) die(`cannot run ${H2LOAD}: ${exit.error.message}`);

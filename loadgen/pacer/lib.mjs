@@ -125,6 +125,27 @@ export function ownCpu(root = '/sys/fs/cgroup') {
   return { ns: (u.user + u.system) * 1000, source: 'process' };
 }
 
+// superviseChild CHILD [EVENT]: a load tool's process watched to its end
+// (EVENT: 'exit', or 'close' to have its output read too). SIGTERM or
+// SIGINT to this wrapper is passed on as SIGINT, the tool's own stop; a
+// second one ends the wrapper (130). → {exit: Promise of {code, signal} or
+// {error}, interrupted(): whether a signal came}.
+export function superviseChild(child, event = 'exit') {
+  let interrupted = false;
+  for (const sig of ['SIGTERM', 'SIGINT']) {
+    process.on(sig, () => {
+      if (interrupted) process.exit(130);
+      interrupted = true;
+      child.kill('SIGINT');
+    });
+  }
+  const exit = new Promise((resolve) => {
+    child.on('error', (error) => resolve({ error }));
+    child.on(event, (code, signal) => resolve({ code, signal }));
+  });
+  return { exit, interrupted: () => interrupted };
+}
+
 // One request; resolves with {ok, ms, error} and, over TLS, {connected,
 // offered, reused, protocol, keyType}: connected when it opened the connection
 // (its first request; a kept-alive one's later requests did no handshake),

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { resolveIndex } from '../holder/lib.mjs';
+import { superviseChild } from '../pacer/lib.mjs';
 import { HIST_BUCKETS, attackArgs, loadConfig, ownCpu, summarize, targetLine, writeSummary } from './lib.mjs';
 
 const VEGETA = process.env.VEGETA_BIN || 'vegeta';
@@ -45,19 +46,10 @@ console.log(`${who}: testid ${cfg.testid}, ${cfg.rate}/s for ${cfg.duration}s to
 
 const attack = spawn(VEGETA, attackArgs(cfg, results), { stdio: ['pipe', 'inherit', 'inherit'] });
 attack.stdin.end(targetLine(cfg));
-let interrupted = false;
-// vegeta stops on SIGINT and still writes what it sent; a second signal ends it all.
-for (const sig of ['SIGTERM', 'SIGINT']) {
-  process.on(sig, () => {
-    if (interrupted) process.exit(130);
-    interrupted = true;
-    attack.kill('SIGINT');
-  });
-}
-const exit = await new Promise((resolve) => {
-  attack.on('error', (err) => resolve({ error: err }));
-  attack.on('exit', (code, signal) => resolve({ code, signal }));
-});
+// vegeta stops on SIGINT and still writes what it sent.
+const supervised = superviseChild(attack);
+const exit = await supervised.exit;
+const interrupted = supervised.interrupted();
 if (exit.error) die(`cannot run ${VEGETA}: ${exit.error.message}`);
 // Read before the reports: their CPU is not the load's.
 const cpu = ownCpu();
