@@ -84,10 +84,11 @@ const costOf = (r) => r?.measured.haproxy_us_per_req_load ?? r?.measured.haproxy
 
 // curveCapacity ROWS {metric, factor} → {top, cost, predicted, allowance,
 // ...} | null: what HAProxy took in at most on a curve, and what the cost of a
-// request predicted: its allowance ÷ HAProxy's µs per request while the load
-// ran at the busiest step below the ceiling that kept HAProxy at least
-// PREDICT_BUSY_PCT busy; without one, the last step before the tipping point
-// or the busiest not yet saturated, said so.
+// request predicted, from the busiest step below the ceiling that kept
+// HAProxy at least PREDICT_BUSY_PCT busy with neither side saturated (without
+// one, the last step before the tipping point or the busiest not yet
+// saturated, said so): on cores of its own, that step's rate ÷ its cores'
+// busy share; else its allowance ÷ HAProxy's µs per request there.
 export function curveCapacity(rows, { metric = 'p99_ms', factor = 5 } = {}) {
   const rate = rateOf;
   const ran = rows.filter((r) => r.measured && Number.isFinite(rate(r)));
