@@ -6,9 +6,7 @@
 // none sent), 2 bad settings or no h2load, 130 stopped by a signal (h2load
 // dies on SIGINT without a report: the summary says interrupted).
 import { spawn, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { resolveIndex } from '../holder/lib.mjs';
+import { resolveIndex, summaryDirProblem } from '../holder/lib.mjs';
 import { superviseChild } from '../pacer/lib.mjs';
 import { h2loadArgs, loadConfig, ownCpu, parseReport, summarize, versionOf, writeSummary } from './lib.mjs';
 
@@ -30,15 +28,8 @@ if (probe.error || probe.status !== 0) die(`cannot run ${H2LOAD}: ${probe.error?
 const version = versionOf(probe.stdout);
 
 // Where the summary goes, writable before any load is sent (not found out after it).
-if (cfg.summaryDir) {
-  const dir = path.join(cfg.resultsRoot, cfg.summaryDir);
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.accessSync(dir, fs.constants.W_OK);
-  } catch (err) {
-    die(`cannot write the summary into ${dir}: ${err.code ?? err.message} (the results folder must be writable by uid ${process.getuid()})`);
-  }
-}
+const summaryProblem = summaryDirProblem(cfg);
+if (summaryProblem) die(summaryProblem);
 const who = `h2load ${cfg.index}/${cfg.replicas}`;
 const how = {
   none: `unpaced (as fast as HAProxy answers) on ${cfg.connections} ${cfg.keepalive ? 'kept-alive connections' : 'connections, a new one per request'}`,

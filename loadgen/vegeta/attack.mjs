@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { resolveIndex } from '../holder/lib.mjs';
+import { resolveIndex, summaryDirProblem } from '../holder/lib.mjs';
 import { superviseChild } from '../pacer/lib.mjs';
 import { HIST_BUCKETS, attackArgs, loadConfig, ownCpu, summarize, targetLine, writeSummary } from './lib.mjs';
 
@@ -28,15 +28,8 @@ try {
 if (cfg.tls && !fs.existsSync(cfg.ca)) die(`no CA at ${cfg.ca}: mount the lab-ca volume at /certs (compose does)`);
 
 // Where the summary goes, writable before any load is sent (not found out after it).
-if (cfg.summaryDir) {
-  const dir = path.join(cfg.resultsRoot, cfg.summaryDir);
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.accessSync(dir, fs.constants.W_OK);
-  } catch (err) {
-    die(`cannot write the summary into ${dir}: ${err.code ?? err.message} (the results folder must be writable by uid ${process.getuid()})`);
-  }
-}
+const summaryProblem = summaryDirProblem(cfg);
+if (summaryProblem) die(summaryProblem);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vegeta-'));
 const results = path.join(work, 'results.bin');
 const who = `vegeta ${cfg.index}/${cfg.replicas}`;
