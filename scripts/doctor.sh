@@ -176,6 +176,9 @@ check_images() {
     elif [[ "${name}" == H2LOAD_IMAGE ]]; then
       report warn "${check}" "${image} not built yet (built from loadgen/h2load/Dockerfile when a scenario runs h2load)" \
         "docker compose --profile bench build h2load (with no registry: scripts/offline-images.sh)"
+    elif [[ "${name}" == HAPROXY_PREVIOUS_IMAGE ]]; then
+      report warn "${check}" "${image} not here yet (only scripts/scenario.sh --versus previous runs it; the runner pulls it then)" \
+        "docker pull ${image} (with no registry: scripts/offline-images.sh)"
     elif [[ "${name}" == GOLANG_IMAGE ]] && present "$(env_value VEGETA_IMAGE)"; then
       report ok "${check}" "${image} not needed: VEGETA_IMAGE, the one image built on it, is present"
     elif [[ "${image}" == haproxy-lab/* ]]; then

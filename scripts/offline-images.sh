@@ -36,7 +36,9 @@ image_ref() {
   echo "${ref}"
 }
 
+# build_base [SUITE]: the Debian base image of SUITE (default: --suite's).
 build_base() {
+  local suite="${1:-${suite}}"
   local base="${BASE_IMAGE_REPO}:${suite}"
   if [[ "${rebuild}" -eq 0 ]] && docker image inspect "${base}" >/dev/null 2>&1; then
     log "base ${base}: cached"
@@ -53,14 +55,17 @@ build_base() {
 
 # build_image VAR DOCKERFILE [ARG=VALUE...]: build the image named by VAR in
 # offline.env; its tag is the package version line the Dockerfile pins.
+# BASE_SUITE=SUITE among the args builds it on that suite's base instead.
 build_image() {
-  local ref version output arg args=()
+  local ref version output arg args=() base_suite="${suite}"
   ref=$(image_ref "$1")
   version="${ref##*:}"
   log "$1 → ${ref} (${2})"
-  for arg in "${@:3}"; do args+=(--build-arg "${arg}"); done
+  for arg in "${@:3}"; do
+    if [[ "${arg}" == BASE_SUITE=* ]]; then base_suite="${arg#BASE_SUITE=}"; else args+=(--build-arg "${arg}"); fi
+  done
   if ! output=$(docker build \
-      --build-arg "BASE_IMAGE=${BASE_IMAGE_REPO}:${suite}" \
+      --build-arg "BASE_IMAGE=${BASE_IMAGE_REPO}:${base_suite}" \
       --build-arg "VERSION=${version}" "${args[@]}" \
       -f "${build_dir}/$2" -t "${ref}" "${build_dir}" 2>&1); then
     printf '%s\n' "${output}" | tail -n 25 >&2
@@ -107,6 +112,10 @@ main() {
   build_image VEGETA_IMAGE vegeta.Dockerfile "NODE_IMAGE=$(image_ref NODE_IMAGE)" \
     "VEGETA_VERSION=$(sed -n 's/^VEGETA_VERSION=//p' "${ROOT}/.env")"
   build_image H2LOAD_IMAGE h2load.Dockerfile "NODE_IMAGE=$(image_ref NODE_IMAGE)"
+  # The previous SSL generation (scenario.sh --versus previous): bookworm's
+  # HAProxy 2.6 on OpenSSL 3.0, as the official haproxy:2.8 runs OpenSSL 3.0.
+  build_base bookworm
+  build_image HAPROXY_PREVIOUS_IMAGE haproxy.Dockerfile BASE_SUITE=bookworm
   log "done in $((SECONDS - start)) s; use: export COMPOSE_ENV_FILES=.env,offline.env"
   docker image ls --format '{{.Repository}}:{{.Tag}}\t{{.Size}}' | grep '^haproxy-lab/' | sort
 }

@@ -63,7 +63,7 @@ run_accepted=0
 runner_pid=""
 # From the run folder (scripts/lab/plan/runfolder.mjs): run.env as run_NAME
 # (a step's own step.env is read by the functions that run it).
-run_steps=0 run_preflight="" run_load_services="" run_load_profiles="" run_sized_services="" run_tls_floor=""
+run_steps=0 run_preflight="" run_load_services="" run_load_profiles="" run_sized_services="" run_tls_floor="" run_versus=""
 profile_args=()
 
 usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
@@ -127,6 +127,7 @@ run_step() {
   apply_config "${run_dir}/$(file_value "${step}" config)" "${scenario}/$(file_value "${step}" id)" \
     "${run_dir}/$(file_value "${step}" listeners)" "$1" "${somaxconn}"
   hold_probes
+  [[ "$(file_value "${step}" haproxy_build)" != 1 ]] || write_build "$1"
   scale "$(file_value "${step}" backends)"
   start_load "$1"
   watch_load "$1"
@@ -150,9 +151,30 @@ write_versions() {
   } >"${run_dir}/versions.env"
 }
 
-# haproxy_ssl_library: the SSL library HAProxy runs on ("OpenSSL 3.5.1 1 Jul 2025").
+# write_build DIR: which HAProxy ran the step, into DIR/haproxy-build.env
+# (a --versus run's twins run two images).
+write_build() {
+  local instance
+  instance=$(first_instance)
+  {
+    echo "image=$(docker inspect -f '{{.Config.Image}}' "$(instance_container "${instance}")")"
+    echo "haproxy=$(instance_exec "${instance}" haproxy -v | sed -n '1s/HAProxy version \([^ ]*\).*/\1/p')"
+    echo "ssl_library=$(haproxy_ssl_library)"
+  } >"$1/haproxy-build.env"
+}
+
+# require_versus_image: a --versus run's second HAProxy image is here, or
+# pulled; else one line on how to get it, before anything changes.
+require_versus_image() {
+  [[ -n "${run_versus}" ]] || return 0
+  docker image inspect "${run_versus}" >/dev/null 2>&1 || docker pull -q "${run_versus}" >/dev/null 2>&1 \
+    || die "--versus ${run_versus}: the image is not on this machine and could not be pulled: pull it, or with no registry run scripts/offline-images.sh (it builds offline.env's HAPROXY_PREVIOUS_IMAGE)"
+}
+
+# haproxy_ssl_library: the SSL library HAProxy runs on ("OpenSSL 3.5.1 1 Jul
+# 2025"; HAProxy 2.6 says "Running on OpenSSL version").
 haproxy_ssl_library() {
-  instance_exec "$(first_instance)" haproxy -vv | sed -n 's/^Running on SSL library version : //p'
+  instance_exec "$(first_instance)" haproxy -vv | sed -n 's/^Running on \(SSL library\|OpenSSL\) version : //p'
 }
 
 # tls_floor: this machine's RSA-2048 and ECDSA P-256 sign times (tls-floor.env,
@@ -288,6 +310,7 @@ plan_run() {
   labctl plan "${scenario}" --out "${out}" --lab-processes "$(env_value HAPROXY_PROCESSES)" "$@" || exit 2
   read_run_env
   require_stack
+  require_versus_image
   [[ "${run_preflight}" == needed ]] || return 0
   collect_limits "${run_sized_services}" "${profile_args[@]}" >"${run_dir}/limits.env" || die "could not read the machine's limits"
   labctl preflight "${scenario}" --limits "${out}/limits.env" "$@" || exit 2
@@ -306,6 +329,10 @@ main() {
   shift
   local args=() arg on_swarm=0
   for arg in "$@"; do
+    # --versus previous: .env's HAPROXY_PREVIOUS_IMAGE (the planner checks what follows --versus).
+    if [[ "${arg}" == previous && "${args[*]: -1}" == --versus ]] || [[ "${arg}" == --versus=previous ]]; then
+      arg="${arg%previous}$(env_value HAPROXY_PREVIOUS_IMAGE)"
+    fi
     if [[ "${arg}" == --swarm ]]; then on_swarm=1; else args+=("${arg}"); fi
   done
   set -- ${args[@]+"${args[@]}"}

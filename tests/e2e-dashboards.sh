@@ -87,12 +87,12 @@ dashboard_data() {
   # TLS on fe_tls, a connection per request, sessions resumed after the first
   # (the TLS panels: full and resumed handshakes, reuse %).
   TESTID="${E2E_TESTID}-dashboard-tls" LOADGEN_SUMMARY_DIR="${dir#results/}/tls" TARGET=https://ecdsa.haproxy:8443 \
-    RATE=20 DURATION="$1" compose --profile pace run --rm --no-deps pacer >/dev/null 2>&1 &
+    RATE=20 DURATION="$1" KEEPALIVE=false compose --profile attack run --rm --no-deps vegeta >/dev/null 2>&1 &
   tls_pid=$!
   TESTID="${E2E_TESTID}-dashboard-404" LOADGEN_SUMMARY_DIR="${dir#results/}/404" VUS=2 DURATION="$1s" \
     LOAD_PATH=/no-such-page compose --profile load run --rm --no-deps loadgen >/dev/null 2>&1
   wait "${pid}" || fail "the load generator on /slow exited non-zero"
-  wait "${tls_pid}" || fail "the TLS load (pacer) exited non-zero"
+  wait "${tls_pid}" || fail "the TLS load (vegeta) exited non-zero"
 }
 
 panel_queries() {

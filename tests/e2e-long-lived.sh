@@ -47,3 +47,19 @@ test_slow_09a_ceiling_quick() {
   assert_eq "0 " "$(docker inspect -f '{{.HostConfig.NanoCpus}} {{.HostConfig.CpusetCpus}}' "$(compose ps -q haproxy)")" "HAProxy's CPU allowance and cpuset after the scenario"
   assert_eq "" "$(docker inspect -f '{{.HostConfig.CpusetCpus}}' "$(compose ps -q backend-fast)")" "a backend's cpuset after the scenario"
 }
+
+# HAProxy's requests/s against its cores: as many core counts as the machine
+# fits beside a client as big (here 1, and the line saying why), each
+# cpuset read back; no verdict, so exit 0.
+test_slow_09a_cores_quick() {
+  local before run rc=0
+  e2e_up
+  before=$(newest_run cores)
+  scripts/scenario.sh cores --quick || rc=$?
+  run=$(newest_run cores)
+  [[ "${run}" != "${before}" ]] || fail "scripts/scenario.sh cores --quick made no run folder (exit ${rc})"
+  assert_eq 0 "${rc}" "exit status of scripts/scenario.sh cores --quick"
+  assert_run_files "${run}"
+  e2e_check cores E2E_RUN="${run}"
+  assert_lab_restored
+}

@@ -53,7 +53,7 @@ e2e_teardown() {
 # runner that did not clean up, HAProxy on the baseline config. Cheap when the
 # lab is already so (compose up --wait changes nothing, ~2 s).
 e2e_up() {
-  compose --profile load --profile hold --profile pace --profile attack --profile bench rm -sf loadgen holder pacer vegeta h2load >/dev/null 2>&1 || true
+  compose --profile load --profile hold --profile attack --profile bench rm -sf loadgen holder vegeta h2load >/dev/null 2>&1 || true
   quiet_compose up -d --wait --wait-timeout 180 "$@" "${E2E_SERVICES[@]}"
   haproxy_on_baseline || fail "HAProxy is not on its baseline and could not be recreated (docker compose up -d --force-recreate haproxy)"
 }
@@ -128,7 +128,7 @@ assert_run_files() { # RUN
   for f in plan.json summary.csv summary.json report.md chart.svg; do
     [[ -s "${LAB_ROOT}/$1/${f}" ]] || fail "$1/${f} missing"
   done
-  # Any load tool's first replica: loadgen-1.json, holder-1.json, pacer-1.json.
+  # Any load tool's first replica: loadgen-1.json, holder-1.json, vegeta-1.json.
   compgen -G "${LAB_ROOT}/$1/steps/*/*-1.json" >/dev/null || fail "$1: no load-generator summaries"
   compgen -G "${LAB_ROOT}/$1/configs/*.cfg" >/dev/null || fail "$1: no rendered configs"
   grep -q '^global' "$(compgen -G "${LAB_ROOT}/$1/configs/*.cfg" | head -n 1)" || fail "$1: config is not HAProxy's"
@@ -157,6 +157,6 @@ scenario_judged() {
 # 1 + 1 backends.
 assert_lab_restored() {
   assert_eq baseline "$(haproxy_info description)" "HAProxy config after the scenario"
-  assert_eq "" "$(compose --profile load --profile hold --profile pace --profile attack --profile bench ps -q loadgen holder pacer vegeta h2load)" "load generators left"
+  assert_eq "" "$(compose --profile load --profile hold --profile attack --profile bench ps -q loadgen holder vegeta h2load)" "load generators left"
   assert_eq "backend-fast=1,backend-slow=1" "$(backend_scale)" "backend scale after the scenario"
 }

@@ -50,8 +50,8 @@ test_unit_holder_node_test() {
   in_image NODE_IMAGE node --test 'loadgen/holder/test/**/*.test.mjs'
 }
 
-test_unit_pacer_node_test() {
-  in_image NODE_IMAGE node --test 'loadgen/pacer/test/**/*.test.mjs'
+test_unit_wrapper_node_test() {
+  in_image NODE_IMAGE node --test 'loadgen/wrapper/test/**/*.test.mjs'
 }
 
 # In the vegeta image (built by compose when absent): its real vegeta attacks
@@ -189,6 +189,10 @@ test_unit_scenario_bad_input_is_one_clear_error() {
     scripts/scenario.sh maxconn-sweep --duration ten
   assert_fails_with '^scenario: --replicas needs a whole number from 1 to 64 \(got "0"\)$' \
     scripts/scenario.sh maxconn-sweep --replicas 0
+  assert_fails_with '^scenario: --versus needs an image, e\.g\. haproxy:2\.8, or "previous" \(got "Bad Image"\)$' \
+    scripts/scenario.sh tls-cost --versus 'Bad Image'
+  assert_fails_with '^scenario: unknown option "--versus": use --quick, --tls, ' \
+    scripts/scenario.sh connections --versus previous
   assert_fails_with "^scenario: the lab is not running \(no haproxy\): start it with scripts/up\.sh$" \
     env COMPOSE_PROJECT_NAME=haproxy-lab-absent scripts/scenario.sh maxconn-sweep --quick
   assert_fails_with '^scenario: cannot reach the Docker engine' \
@@ -345,7 +349,7 @@ test_unit_runner_reads_the_planners_step_folders() {
     file_prefixed "${step}/step.env" compose | sed "s/^/compose: /"')
   rm -rf "${LAB_ROOT:?}/${out}"
   echo "${values}"
-  assert_eq "run: 2 steps, preflight none, services loadgen holder pacer vegeta h2load, --profile load --profile hold --profile pace --profile attack --profile bench, sized holder" \
+  assert_eq "run: 2 steps, preflight none, services loadgen holder vegeta h2load, --profile load --profile hold --profile attack --profile bench, sized holder" \
     "$(sed -n 1p <<<"${values}")" "run.env as the runner reads it"
   assert_match '^step: 1/2 backend-timeout-2s loadgen load x1 [0-9.]+s$' "$(sed -n 2p <<<"${values}")" "step 1's step.env"
   assert_match "load: TESTID=backend-timeout-\\.unit-plan-[0-9]+-backend-timeout-2s" "${values}" "the step's test id"

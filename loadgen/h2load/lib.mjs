@@ -7,7 +7,7 @@
 // model). This wrapper turns the lab's settings into h2load's flags, and
 // h2load's own text report (kept verbatim) plus the container's CPU time
 // into h2load-<index>.json.
-import { bad, flag, number, ownCpu, requestSettings } from '../pacer/lib.mjs';
+import { bad, flag, number, ownCpu, requestSettings } from '../wrapper/lib.mjs';
 
 export { ownCpu };
 export { writeSummary } from '../holder/lib.mjs';

@@ -83,7 +83,7 @@ async function reverseNames(ip) {
 
 // The replica number from the container's name (haproxy-lab-holder-3), which
 // Docker's DNS gives back for the container's own address, as run.sh does.
-// SERVICE: the compose service whose replica this is (the pacer's too).
+// SERVICE: the compose service whose replica this is (vegeta's and h2load's too).
 export async function resolveIndex({ reverse = reverseNames, interfaces = os.networkInterfaces(), service = 'holder' } = {}) {
   const ips = Object.values(interfaces).flat()
     .filter((a) => a && (a.family === 'IPv4' || a.family === 4) && !a.internal).map((a) => a.address);
@@ -482,7 +482,7 @@ export function summaryDirProblem(cfg) {
 }
 
 // Writes RESULTS_ROOT/LOADGEN_SUMMARY_DIR/TOOL-<index>.json (TOOL: the
-// summary's own, holder or pacer); returns its path.
+// summary's own, holder, vegeta or h2load); returns its path.
 export function writeSummary(summary, cfg) {
   const dir = path.join(cfg.resultsRoot, cfg.summaryDir);
   fs.mkdirSync(dir, { recursive: true });

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { resolveIndex, summaryDirProblem } from '../holder/lib.mjs';
-import { superviseChild } from '../pacer/lib.mjs';
+import { superviseChild } from '../wrapper/lib.mjs';
 import { HIST_BUCKETS, attackArgs, loadConfig, ownCpu, summarize, targetLine, writeSummary } from './lib.mjs';
 
 const VEGETA = process.env.VEGETA_BIN || 'vegeta';

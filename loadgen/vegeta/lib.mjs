@@ -3,7 +3,7 @@
 // kept-alive or not, resuming TLS sessions or not (k6 never resumes). This wrapper
 // turns the lab's settings into `vegeta attack` flags, and vegeta's own JSON
 // report (kept verbatim) plus the container's CPU time into vegeta-<index>.json.
-import { flag, number, ownCpu, requestSettings } from '../pacer/lib.mjs';
+import { flag, number, ownCpu, requestSettings } from '../wrapper/lib.mjs';
 
 export { ownCpu };
 export { writeSummary } from '../holder/lib.mjs';

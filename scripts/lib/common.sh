@@ -446,8 +446,10 @@ instance_probe() {
   key=$(container_start_key "${target}") || return 1
   probe=$(docker ps -q --filter "label=haproxy-lab.probe-of=${key}" | head -n 1)
   if [[ -z "${probe}" ]]; then
+    # On the step's other cores when HAProxy has cores of its own
+    # (LAB_CPUSET): its sampler passes are not HAProxy's core's work.
     probe=$(docker run -d --rm --network "container:${target}" --label "haproxy-lab.probe-of=${key}" \
-      --label "haproxy-lab.probe-target=${target}" --memory 64m --entrypoint sleep \
+      --label "haproxy-lab.probe-target=${target}" --memory 64m ${LAB_CPUSET:+--cpuset-cpus "${LAB_CPUSET}"} --entrypoint sleep \
       "$(docker inspect -f '{{.Config.Image}}' "${target}")" infinity) || return 1
     # The probes of the container's earlier starts (a restart), removed
     # behind: ~0.3 s a restart off the step's path.

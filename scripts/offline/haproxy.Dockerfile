@@ -3,9 +3,10 @@
 # entrypoint, workdir and stop signal, and the same allocator.
 # The official image compiles the upstream source; this machine's package
 # mirror serves no source packages (apt-get source: 404), so the binary is
-# Debian's package. Debian links it with jemalloc, the official build uses
-# glibc's malloc: libjemalloc.so.2 is replaced by an empty library of the same
-# name, so every malloc resolves to glibc's (checked below with LD_DEBUG).
+# Debian's package. Debian links it with jemalloc (forky's; bookworm's 2.6 not),
+# the official build uses glibc's malloc: libjemalloc.so.2 is replaced by an
+# empty library of the same name, so every malloc resolves to glibc's (checked
+# below with LD_DEBUG).
 ARG BASE_IMAGE
 FROM ${BASE_IMAGE} AS shim
 ARG DEBIAN_FRONTEND=noninteractive
@@ -22,7 +23,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends "haproxy=${VERSION}.*" ca-certificates socat \
  && rm -rf /var/lib/apt/lists/* \
  && jemalloc=$(ldd /usr/sbin/haproxy | awk '/libjemalloc/ { print $3 }') \
- && mv /tmp/libjemalloc.so.2 "${jemalloc}" \
+ && { [ -z "${jemalloc}" ] || mv /tmp/libjemalloc.so.2 "${jemalloc}"; } \
  && LD_DEBUG=bindings haproxy -v 2>&1 | grep -q "to [^ ]*/libc\.so\.6 .*normal symbol .malloc'" \
  && ! LD_DEBUG=bindings haproxy -v 2>&1 | grep -q "to [^ ]*/libjemalloc[^ ]* .*normal symbol .malloc'" \
  && groupmod --gid 99 haproxy && usermod --uid 99 --gid 99 haproxy \

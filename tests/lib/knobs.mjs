@@ -44,8 +44,8 @@ const BASH_OWN = new Set(`BASH BASHOPTS BASHPID BASH_ALIASES BASH_ARGC BASH_ARGV
 // check: its callers' form is unknown here.
 export const READERS = [
   { file: 'loadgen/lib/lab.js', fn: 'env', form: "env('NAME', ...), intEnv('NAME', ...), seconds('NAME', ...)" },
-  { file: 'loadgen/pacer/lib.mjs', fn: 'flag', form: "flag(env, 'NAME', ...)" },
-  { file: 'loadgen/pacer/lib.mjs', fn: 'number', form: "number(env, 'NAME', ...)" },
+  { file: 'loadgen/wrapper/lib.mjs', fn: 'flag', form: "flag(env, 'NAME', ...)" },
+  { file: 'loadgen/wrapper/lib.mjs', fn: 'number', form: "number(env, 'NAME', ...)" },
   { file: 'loadgen/holder/lib.mjs', fn: 'int', form: "int(env, 'NAME', ...)" },
   { file: 'loadgen/holder/lib.mjs', fn: 'seconds', form: "seconds(env, 'NAME', ...)" },
   { file: 'backend/app.mjs', fn: 'loadConfig', form: "ENV_VARS rows ['NAME', 'option', max]" },

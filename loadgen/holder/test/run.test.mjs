@@ -232,7 +232,7 @@ test('writeSummary creates the folder; the file is named by the summary\'s tool 
   const file = writeSummary({ tool: 'holder', index: 3, ok: 1 }, { resultsRoot: root, summaryDir: 'a/b' });
   assert.equal(file, path.join(root, 'a/b/holder-3.json'));
   assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { tool: 'holder', index: 3, ok: 1 });
-  assert.equal(writeSummary({ tool: 'pacer', index: 2 }, { resultsRoot: root, summaryDir: 'a/b' }), path.join(root, 'a/b/pacer-2.json'));
+  assert.equal(writeSummary({ tool: 'vegeta', index: 2 }, { resultsRoot: root, summaryDir: 'a/b' }), path.join(root, 'a/b/vegeta-2.json'));
 });
 
 test('TARGET https://: each connection a TLS one, verified with the CA, held like a plain one', async (t) => {

@@ -26,7 +26,6 @@
 //                     reads its own container's limits (SERVICE_nofile,
 //                     SERVICE_memory_bytes in limits.env)
 import { loadConfig } from '../../../loadgen/holder/lib.mjs';
-import { loadConfig as pacerConfig } from '../../../loadgen/pacer/lib.mjs';
 import { loadConfig as vegetaConfig } from '../../../loadgen/vegeta/lib.mjs';
 import { loadConfig as h2loadConfig } from '../../../loadgen/h2load/lib.mjs';
 import { UsageError, parseDuration } from './usage.mjs';
@@ -80,21 +79,6 @@ export const LOAD_TOOLS = {
     sampleAt: (env) => { const c = loadConfig(env); return c.rampUp + c.rampSlack + c.hold / 2; },
     needs: () => null,
     sized: true,
-  }),
-  pacer: loadToolEntry({
-    service: 'pacer',
-    profile: 'pace',
-    replicas: 'PACER_REPLICAS',
-    index: 'PACER_INDEX',
-    own: ['RATE', 'DURATION', 'LOAD_PATH', 'KEEPALIVE', 'CONNECTIONS', 'TLS_RESUME', 'TIMEOUT', 'MAX_INFLIGHT'],
-    compose: ['PACER_MEMORY'],
-    scripts: false,
-    env: () => ({}),
-    seconds: (env) => pacerConfig(env).duration,
-    lastSeconds: (env) => { const c = pacerConfig(env); return c.duration + c.timeout; },
-    sampleAt: (env) => pacerConfig(env).duration / 2,
-    needs: (env) => (env.RATE && env.DURATION ? null : 'RATE and DURATION'),
-    sized: false,
   }),
   // vegeta: seed 04's open-model client (constant rate; keep-alive and TLS
   // resumption each on or off; its own latency histogram).

@@ -38,10 +38,13 @@ function readStep(stepDir, step, topology) {
   const all = (key, of = evidence.instances) => of.every((i) => i[key] !== null);
   // The kernel's counters are the container's: read under its first process.
   const containers = evidence.instances.filter((i) => i.process === 1);
+  const build = readText(path.join(stepDir, 'haproxy-build.env'));
   return {
     measured: tool.measured ? measureStep(step, tool, evidence) : null,
     merged: tool.merged,
     versions: tool.versions ?? {},
+    // The HAProxy that ran the step (a --versus run's twins differ): {image, haproxy, ssl_library}.
+    build: build === null ? null : parseEnv(build),
     files: {
       loadgen: tool.files,
       unreadable: tool.unreadable,

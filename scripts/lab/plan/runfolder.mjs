@@ -34,6 +34,8 @@ export function runEnv(plan, preflight) {
       ['sized_services', Object.values(LOAD_TOOLS).filter((t) => t.sized).map((t) => t.service).join(' ')],
       // The machine's sign times, for a sign_floor reading (scripts/scenario.sh tls_floor).
       ['tls_floor', (plan.readings ?? []).some((r) => r.kind === 'sign_floor') ? 'needed' : 'none'],
+      // --versus: the second HAProxy image, which the runner makes sure is here.
+      ['versus', plan.options?.versus ?? ''],
     ],
   );
 }
@@ -71,6 +73,8 @@ function stepEnv(plan, step, out) {
       ['profile', tool.profile],
       ['replicas', step.load.replicas],
       ['backends', Object.entries(step.backends).map(([k, v]) => `${k}=${v}`).join(',')],
+      // --versus: the runner reads back which HAProxy ran (haproxy-build.env).
+      ['haproxy_build', plan.options?.versus ? 1 : 0],
       ...Object.entries(load).map(([k, v]) => [`load.${k}`, v]),
       ...Object.entries(step.compose_env ?? {}).map(([k, v]) => [`compose.${k}`, v]),
       // The second method after the step (scripts/lib/step-load.sh second_method).

@@ -22,7 +22,7 @@ const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
 export const SCENARIO_KEYS = [
   'description', 'source', 'notes', 'x', 'columns', 'chart', 'readings', 'littles_law', 'ratio_to', 'comparisons',
   'backends', 'load', 'quick', 'article', 'compose_env', 'model', 'repeat', 'connections', 'cpu_idle', 'tls', 'curves',
-  'steps',
+  'client_cores_per_core', 'steps',
 ];
 export const STEP_KEYS = [
   'id', 'label', 'x', 'fraction', 'haproxy', 'backends', 'compose_env', 'load', 'quick', 'article', 'model',
@@ -52,7 +52,7 @@ export const LITTLES_LAW_KEYS = ['service_seconds', 'clients'];
 export const READING_KINDS = {
   tipping_point: ['metric', 'factor', 'article', 'curve'], memory: [], syn_timing: [], sign_floor: ['step', 'floor', 'label'],
   saturation: [], capacity: ['curve', 'tolerance_pct', 'metric', 'factor'], curve_ratio: ['a', 'b', 'article', 'label'],
-  per_core: ['reference', 'published'],
+  per_core: ['reference', 'published'], core_scaling: ['curve', 'article'], versus: ['metric'],
 };
 // backends: the services HAProxy's server templates resolve (topology.txt),
 // each up to the replicas its template has slots for.
@@ -72,7 +72,10 @@ export const SCENARIO_OPTIONS = {
   tls: 'each step again over TLS (fe_tls), right after it: the two side by side at the same level',
   target: 'N|max: concurrent connections of the last level (preflight refuses what cannot fit)',
   processes: 'N: HAProxy processes on the same ports (the article\'s nbproc; default: the fewest the target needs)',
+  versus: 'IMAGE: each step again right after it with HAProxy from IMAGE ("previous": .env\'s HAPROXY_PREVIOUS_IMAGE), another HAProxy and SSL library side by side',
 };
+// An image reference as Docker writes one (registry/name:tag or @digest).
+const IMAGE_REF = /^[a-z0-9][a-z0-9._\/-]*(:[A-Za-z0-9._-]+)?(@sha256:[a-f0-9]{64})?$/;
 // The most HAProxy processes haproxy/processes.sh runs.
 export const MAX_PROCESSES = 64;
 
@@ -258,6 +261,9 @@ function checkTopLevel(s, file) {
   checkCount(s.repeat, OPTIONS.repeat.slice(1), file, 'repeat');
   check(s.cpu_idle === undefined || (typeof s.cpu_idle === 'string' && parseDuration(s.cpu_idle) > 0 && parseDuration(s.cpu_idle) <= 60), file,
     `cpu_idle: expected a duration from "1s" to "60s", found ${kindOf(s.cpu_idle)}`);
+  check(s.client_cores_per_core === undefined || (Number.isInteger(s.client_cores_per_core) && s.client_cores_per_core >= 1
+    && s.client_cores_per_core <= 8), file,
+  `client_cores_per_core: expected a whole number from 1 to 8 (the load tools' cores for each of HAProxy's), found ${kindOf(s.client_cores_per_core)}`);
   checkCount(s.quick?.repeat, OPTIONS.repeat.slice(1), file, 'quick repeat');
   checkCount(s.load.replicas, OPTIONS.replicas.slice(1), file, 'load replicas');
   checkMetrics(s.columns, file, 'columns');
@@ -498,7 +504,7 @@ function overlaySettings(root, s, file) {
 // scenario has them.
 export function parseOptions(args, scenario = {}) {
   const options = { quick: false, article: false, tls: false };
-  const allowed = [...Object.keys(OPTIONS), ...(scenario.connections ? ['target', 'processes'] : [])];
+  const allowed = [...Object.keys(OPTIONS), ...(scenario.connections ? ['target', 'processes'] : ['versus'])];
   const flags = ['--quick', ...(scenario.article ? ['--article'] : []), ...(scenario.tls ? ['--tls'] : [])];
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i];
@@ -508,9 +514,14 @@ export function parseOptions(args, scenario = {}) {
     const m = /^--([a-z]+)(?:=(.*))?$/.exec(arg);
     const name = m?.[1];
     if (!m || !allowed.includes(name)) {
-      throw new UsageError(`unknown option "${arg}": use ${flags.join(', ')}, ${allowed.map((o) => `--${o} N`).join(', ')}, --settings FILE`);
+      throw new UsageError(`unknown option "${arg}": use ${flags.join(', ')}, ${allowed.map((o) => `--${o} ${o === 'versus' ? 'IMAGE' : 'N'}`).join(', ')}, --settings FILE`);
     }
     const raw = m[2] ?? args[++i];
+    if (name === 'versus') {
+      if (!IMAGE_REF.test(raw ?? '')) throw new UsageError(`--versus needs an image, e.g. haproxy:2.8, or "previous" (got "${raw ?? ''}")`);
+      options.versus = raw;
+      continue;
+    }
     if (name === 'target') {
       if (raw !== 'max' && !(/^\d+$/.test(raw ?? '') && Number(raw) >= 1 && Number(raw) <= 100000000)) {
         throw new UsageError(`--target needs a whole number of connections from 1 to 100000000, or "max" (got "${raw ?? ''}")`);
@@ -613,6 +624,33 @@ export function dedicatedCores(cores, machine, { swarm = false } = {}) {
   return { HAPROXY_CPUS: '0', HAPROXY_CPUSET: range(machine - cores, machine - 1), LAB_CPUSET: range(0, machine - cores - 1) };
 }
 
+// stepsThatFit SCENARIO STEPS OPTIONS → {chosen, note}: with
+// "client_cores_per_core": K, the steps whose HAProxy cores N and the load
+// tools' K×N fit the machine's cores (options.machineCores, docker info's
+// NCPU), and one line naming what was left out and why; a UsageError when
+// none fits. Without it, every step (dedicatedCores refuses one that cannot).
+export function stepsThatFit(s, steps, options) {
+  const k = s.client_cores_per_core;
+  if (!k) return { chosen: steps, note: null };
+  const machine = options.machineCores ?? availableParallelism();
+  const need = (step) => (step.cores ?? 0) * (1 + k);
+  const chosen = steps.filter((step) => need(step) <= machine);
+  const out = steps.filter((step) => need(step) > machine);
+  const list = (ts) => [...new Set(ts.map((t) => t.cores))].join(', ');
+  const why = `the load tools get ${k === 1 ? 'as many cores as HAProxy' : `${k} cores for each of HAProxy's`} ` +
+    '(a client costs about what HAProxy does per request: ceiling\'s client µs/request column)';
+  if (chosen.length === 0) {
+    throw new UsageError(`HAProxy on ${list(steps)} core(s) needs at least ${Math.min(...steps.map(need))} here: ${why}, ` +
+      `and Docker sees ${machine} (docker info's NCPU); run it on a bigger machine`);
+  }
+  if (out.length === 0) return { chosen, note: null };
+  return {
+    chosen,
+    note: `This machine runs HAProxy on ${list(chosen)} core${chosen.length === 1 && chosen[0].cores === 1 ? '' : 's'} only: ${why}, ` +
+      `so ${out.length === 1 ? 'the step' : 'the steps'} on ${list(out)} cores would need up to ${Math.max(...out.map(need))} cores, and Docker sees ${machine} (docker info's NCPU).`,
+  };
+}
+
 // How long the second method loads HAProxy, and with how many connections
 // when the curve's tool names none.
 export const CHECK_SECONDS = 4;
@@ -648,20 +686,27 @@ export const chosenSteps = (s, options) => (options.quick && s.quick?.steps ? s.
 export function buildPlan(s, name, options) {
   const repeat = options.repeat ?? (options.quick ? s.quick?.repeat : undefined) ?? s.repeat ?? 1;
   const steps = [];
-  const chosen = chosenSteps(s, options);
+  const { chosen, note: coresNote } = stepsThatFit(s, chosenSteps(s, options), options);
   for (let run = 1; run <= repeat; run += 1) {
     chosen.forEach((step) => {
       const k = s.steps.indexOf(step);
       const sized = s.connections ? options.sizes?.[k] : null;
       if (s.connections && !sized) throw new Error(`${name}: connection levels need a preflight sizing`);
       // A TLS twin has its own sizing when TLS ramps slower (tls.ramp_per_second).
-      const variants = options.tls ? [[step, sized], [tlsTwin(s, step), options.tlsSizes?.[k] ?? sized]] : [[step, sized]];
+      const variants = options.tls ? [[step, sized], [tlsTwin(s, step), options.tlsSizes?.[k] ?? sized]]
+        : options.versus ? [[step, sized], [versusTwin(step, options.versus), sized]] : [[step, sized]];
       for (const [variantStep, variantSized] of variants) {
         const index = steps.length + 1;
         const dir = `steps/${String(index).padStart(2, '0')}-${variantStep.id}${repeat > 1 ? `-run${run}` : ''}`;
         const planned = planStep(s, variantStep, variantSized, options, `configs/${dir.slice('steps/'.length)}.cfg`);
-        // The chart's x label tells a TLS twin from its plain level.
-        if (variantStep !== step) planned.x = `${planned.x} TLS`;
+        // The chart's x label tells a TLS twin from its plain level; a
+        // --versus twin on a curve is its own curve, else its x says its image.
+        if (variantStep !== step && options.tls) planned.x = `${planned.x} TLS`;
+        if (variantStep !== step && options.versus) {
+          planned.compose_env = { ...planned.compose_env, HAPROXY_IMAGE: options.versus };
+          planned.versus_of = step.id;
+          if (!planned.curve) planned.x = `${planned.x} ${options.versus}`;
+        }
         steps.push({ index, dir, id: variantStep.id, run, ...planned });
       }
     });
@@ -672,18 +717,21 @@ export function buildPlan(s, name, options) {
     scenario: name,
     description: s.description,
     source: s.source,
-    notes: [...(s.notes ?? []), ...onSwarm],
+    notes: [...(s.notes ?? []), ...(coresNote ? [coresNote] : []), ...onSwarm],
     x: s.x,
     columns: s.columns,
     chart: s.chart ?? null,
-    readings: s.readings ?? [],
-    curves: Object.fromEntries(Object.entries(s.curves ?? {}).map(([n, c]) => [n, c.label ?? n])),
+    readings: [...(s.readings ?? []), ...(options.versus
+      ? [{ kind: 'versus', metric: s.columns.includes('haproxy_us_per_req_load') ? 'haproxy_us_per_req_load' : 'haproxy_us_per_req' }] : [])],
+    curves: Object.fromEntries(Object.entries(s.curves ?? {}).flatMap(([n, c]) => [[n, c.label ?? n],
+      ...(options.versus ? [[`${n}-versus`, `${c.label ?? n}, ${options.versus}`]] : [])])),
     ratio_to: s.ratio_to ?? null,
     comparisons: s.comparisons ?? [],
     littles_law: s.littles_law ?? null,
     options: {
       quick: options.quick, article: options.article ?? false, tls: options.tls ?? false, duration: options.duration ?? null,
       replicas: options.replicas ?? null, repeat, target: options.target ?? null, processes: options.processes ?? null,
+      versus: options.versus ?? null,
     },
     preflight: options.preflight ?? null,
     steps,
@@ -742,6 +790,12 @@ function planStep(s, step, sized, options, config) {
     // A level past the wall is judged by where the wall stood, not by holding it all.
     expect: sized?.wall ? s.connections.past_the_wall?.expect ?? {} : comparable ? step.expect ?? {} : informational(step.expect ?? {}),
   };
+}
+
+// versusTwin STEP IMAGE: STEP again with HAProxy from IMAGE (--versus),
+// "-versus" after its id and its curve's name.
+function versusTwin(step, image) {
+  return { ...step, id: `${step.id}-versus`, label: `${step.label}, ${image}`, ...(step.curve ? { curve: `${step.curve}-versus` } : {}) };
 }
 
 // tlsTwin SCENARIO STEP: STEP again over TLS (--tls): the scenario's "tls"

@@ -15,6 +15,9 @@ function emptyRow(steps) {
     x: first.x ?? first.label ?? first.id,
     curve: first.curve ?? null,
     cores: first.cores ?? null,
+    // --versus: the step this one repeats with another HAProxy image, and the build each ran.
+    versus_of: first.versus_of ?? null,
+    build: first.build ?? null,
     runs: steps.filter((s) => s.measured).length,
     planned: steps.length,
     measured: null,

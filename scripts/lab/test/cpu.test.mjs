@@ -10,8 +10,8 @@ const lines = (...rows) => rows.map((r) => r.join(' ')).join('\n');
 
 describe('cgroup CPU readings', () => {
   test('"AT_MS NAME VALUE UNIT" lines, ns (cgroup v1) and us (v2), others ignored', () => {
-    assert.deepEqual(parseCpuReadings(lines([1000, 'p-haproxy-1', 5000, 'ns'], [1000, 'p-pacer-1', 7, 'us'], ['junk'], [1, 'x', 2, 'ms'])),
-      [{ at: 1000, name: 'p-haproxy-1', ns: 5000 }, { at: 1000, name: 'p-pacer-1', ns: 7000 }]);
+    assert.deepEqual(parseCpuReadings(lines([1000, 'p-haproxy-1', 5000, 'ns'], [1000, 'p-vegeta-1', 7, 'us'], ['junk'], [1, 'x', 2, 'ms'])),
+      [{ at: 1000, name: 'p-haproxy-1', ns: 5000 }, { at: 1000, name: 'p-vegeta-1', ns: 7000 }]);
     assert.equal(parseCpuReadings(null), null);
   });
 
@@ -31,8 +31,8 @@ describe('cgroup CPU readings', () => {
   });
 
   test('a container born during the step (a load tool): its last sample, since the step started', () => {
-    const cpu = stepCpu({ before: [], after: [], samples: parseCpuReadings('2000 p-pacer-1 100 ns\n4000 p-pacer-1 400000000 ns') }, 0);
-    assert.deepEqual([cpu['p-pacer-1'].ns, cpu['p-pacer-1'].seconds, cpu['p-pacer-1'].percent], [4e8, 4, 10]);
+    const cpu = stepCpu({ before: [], after: [], samples: parseCpuReadings('2000 p-vegeta-1 100 ns\n4000 p-vegeta-1 400000000 ns') }, 0);
+    assert.deepEqual([cpu['p-vegeta-1'].ns, cpu['p-vegeta-1'].seconds, cpu['p-vegeta-1'].percent], [4e8, 4, 10]);
   });
 
   test('nothing read: null', () => {

@@ -105,7 +105,7 @@ describe('JavaScript', () => {
   test('a read by a computed name outside the known helpers is reported; inside them it is not', () => {
     const text = 'export function pick(env, name) {\n  return env[name];\n}\n';
     assert.deepEqual(jsReads('loadgen/new.mjs', text).computed, [{ file: 'loadgen/new.mjs', line: 2, how: 'env[name] in pick' }]);
-    assert.deepEqual(jsReads('loadgen/pacer/lib.mjs', 'export const flag = (env, name, def) => {\n  const raw = env[name];\n};\n').computed, []);
+    assert.deepEqual(jsReads('loadgen/wrapper/lib.mjs', 'export const flag = (env, name, def) => {\n  const raw = env[name];\n};\n').computed, []);
   });
 });
 

@@ -113,17 +113,25 @@ describe('the ceiling on a core of HAProxy\'s own', () => {
       haproxy_core_busy_pct: core, rest_core_busy_pct: rest, haproxy_allowance: 1, loadgen_us_per_req: 20,
       saturation: { haproxy: false, saturated: [], text: 'while the load ran', ...saturation } } });
   const plan = { curves: { c: 'plain' }, readings: [{ kind: 'capacity', curve: 'c', tolerance_pct: 15 }] };
-  test('predicted from the busiest step below it whose client side was not full: its rate ÷ its core\'s busy share', () => {
+  test('predicted from the busiest step below it, its client side full or not, HAProxy not saturated: its rate ÷ its core\'s busy share', () => {
     const rows = [step('a', 10000, 50, 60, 70), step('b', 15000, 70, 80, 95), step('c2', 14000, 65, 75, 85),
+      step('d', 16000, 80, 92, 80, { haproxy: true, saturated: ['HAProxy\'s core (its kernel work included)'] }),
       step('top', 18000, 90, 96, 80, { haproxy: true, saturated: ['haproxy-lab-haproxy-1'] })];
     const [r] = readingsOf(plan, rows);
     assert.equal(r.ok, true);
-    assert.match(r.lines[0], /predicted 14,000\/s ÷ 75% of HAProxy's own core busy \(its kernel work included\) \(at c2, .*\) = 18,667\/s: -3\.6%, within ±15%/);
+    assert.match(r.lines[0], /predicted 15,000\/s ÷ 80% of HAProxy's own core busy \(its kernel work included\) \(at b, the busiest step below the ceiling with HAProxy 60% busy or more, not saturated\) = 18,750\/s: -4\.0%, within ±15%/);
   });
-  test('a curve where the client\'s core ran out first says so, neither passes nor fails', () => {
-    const rows = [step('a', 10000, 50, 60, 70), step('top', 12000, 60, 70, 97, { client: true, saturated: ['h2load could not keep the rate', 'the other services\' cores'] })];
+  const clientFull = { client: true, saturated: ['h2load could not keep the rate', 'the other services\' cores'] };
+  test('a curve where the client\'s core ran out first with HAProxy\'s core under 75% busy says so, neither passes nor fails', () => {
+    const rows = [step('a', 10000, 50, 60, 70), step('top', 12000, 60, 70, 97, clientFull)];
     const [r] = readingsOf(plan, rows);
     assert.equal(r.ok, undefined);
     assert.match(r.lines[0], /^plain: one core of client cannot outrun one core of HAProxy here: the client side \(the load tool 20\.0 µs per request, with the kernel's and Docker's work on its cores\) ran out first at top, HAProxy 60% busy/);
+    assert.match(r.lines[0], /HAProxy's core was under 75% busy at the top: too far from its ceiling to scale/);
+  });
+  test('the client first, HAProxy\'s core 75% busy or more: the top\'s rate ÷ that share beside the prediction, not judged', () => {
+    const [r] = readingsOf(plan, [step('a', 16000, 62, 75, 80), step('top', 20000, 70, 80, 97, clientFull)]);
+    assert.equal(r.ok, undefined, r.lines[0]);
+    assert.match(r.lines[0], /there its core was 80% busy, so at that cost a whole core would take 25,000\/s, against predicted 16,000\/s ÷ 75% of HAProxy's own core busy \(its kernel work included\) \(at a, [^)]*\) = 21,333\/s: \+17\.2%, not judged \(HAProxy did not saturate\); the ceiling is NOT HAProxy's/);
   });
 });

@@ -142,13 +142,13 @@ test('a step without what its tool needs fails, saying what it found', () => {
 
 test('other refusals name what was expected and what was found', () => {
   const cases = [
-    [(s) => { s.load.tool = 'wrk'; }, /step maxconn-10: load tool "wrk" is not one of k6, holder, pacer, vegeta, h2load$/],
+    [(s) => { s.load.tool = 'wrk'; }, /step maxconn-10: load tool "wrk" is not one of k6, holder, vegeta, h2load$/],
     [(s) => { s.load.script = 'nope.js'; }, /step maxconn-10: k6 runs a script: expected .*, found string "nope.js"$/],
     [(s) => { s.compose_env = { HAPROXY_MEMROY: '1g' }; }, /compose_env: HAPROXY_MEMROY is not a setting a step may change \(it may: .*HAPROXY_MEMORY/],
     [(s) => { s.columns.push('hits'); }, /columns: unknown metric "hits" \(metrics: requests, /],
     [(s) => { s.steps[0].article = { env: { VUS: 5 } }; }, /step maxconn-10: "article" needs a top-level "article"/],
     [(s) => { s.backends = { 'backend-fast': 11 }; }, /backends backend-fast: expected a whole number from 1 to 10, found number 11$/],
-    [(s) => { s.readings = [{ kind: 'tipping' }]; }, /readings\[0\]: expected \{"kind": one of tipping_point, memory, syn_timing, sign_floor, saturation, capacity, curve_ratio, per_core\}/],
+    [(s) => { s.readings = [{ kind: 'tipping' }]; }, /readings\[0\]: expected \{"kind": one of tipping_point, memory, syn_timing, sign_floor, saturation, capacity, curve_ratio, per_core, core_scaling, versus\}/],
     [(s) => { s.load.env.VUS = { n: 1 }; }, /load: VUS "\[object Object\]" must be one word$/],
   ];
   for (const [change, expected] of cases) assert.match(refusal('bad', change), expected);

@@ -1,6 +1,6 @@
 // The tls-cost scenario's figures as the report computes them from a step
 // folder: HAProxy's µs per request from its cgroup (idle rate out) over the
-// requests its frontends counted, the handshake mix, the pacer's own CPU;
+// requests its frontends counted, the handshake mix, the client's own CPU;
 // the sign floor reading; connections --tls's twin steps side by side.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,8 +18,9 @@ after(() => tmpDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }
 // show stat with the frontends' req_tot and TLS counters.
 const stat = (rows) => ['# pxname,svname,req_tot,ssl_sess,ssl_reused_sess,smax,ereq,status',
   ...rows.map(([px, req, full, reused]) => `${px},FRONTEND,${req},${full},${reused},1,0,OPEN`)].join('\n');
-const pacer = (requests, cpuNs) => ({ tool: 'pacer', requests, ok: requests, failed: 0, dropped: 0, seconds: 10,
-  latency_ms: { p50: 1, p95: 2, p99: 3, mean: 1 }, tls: { full: 0, resumed: requests }, cpu: { ns: cpuNs, source: 'cgroup v1 cpuacct.usage' } });
+const vegeta = (requests, cpuNs) => ({ tool: 'vegeta', version: '12.13.0', requests, ok: requests, failed: 0, dropped: 0,
+  cpu: { ns: cpuNs, source: 'cgroup v1 cpuacct.usage' },
+  report: { requests, success: 1, rate: requests / 10, duration: 10e9, latencies: { '50th': 1e6, '95th': 2e6, '99th': 3e6, mean: 1e6 } } });
 
 function report(steps, files, extra = {}, floor = null) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-tls-'));
@@ -32,7 +33,7 @@ function report(steps, files, extra = {}, floor = null) {
   }
   return buildReport(readRun(dir));
 }
-const step = (id, extra = {}) => ({ id, dir: `steps/${id}`, label: id, x: id, load: { tool: 'pacer', seconds: 10, env: {} }, model: {}, expect: {}, published: {}, ...extra });
+const step = (id, extra = {}) => ({ id, dir: `steps/${id}`, label: id, x: id, load: { tool: 'vegeta', seconds: 10, env: {} }, model: {}, expect: {}, published: {}, ...extra });
 // HAProxy used USED ms in 10 s of load, after 5 s idle at IDLE ms/s.
 const cpuFiles = (used, idle) => ({
   'cpu-idle.txt': '0 haproxy-lab-haproxy-1 0 ns\n0 haproxy-lab-backend-fast-1 0 ns\n',
@@ -44,26 +45,26 @@ const cpuFiles = (used, idle) => ({
 describe('CPU per request and the handshake mix', () => {
   test('HAProxy µs per request: its cgroup CPU less the idle rate, over the requests its frontends counted', () => {
     // 400 ms used, 10 ms/s idle → 300 ms for 1000 requests = 300 µs.
-    const r = report([step('resumed')], { 'steps/resumed': { ...cpuFiles(400, 10), 'haproxy-stat.csv': stat([['fe_main', 0, 0, 0], ['fe_tls', 1000, 40, 960], ['stats', 5, 0, 0]]), 'pacer-1.json': pacer(1000, 2e8) } });
+    const r = report([step('resumed')], { 'steps/resumed': { ...cpuFiles(400, 10), 'haproxy-stat.csv': stat([['fe_main', 0, 0, 0], ['fe_tls', 1000, 40, 960], ['stats', 5, 0, 0]]), 'vegeta-1.json': vegeta(1000, 2e8) } });
     const m = r.rows[0].measured;
     assert.equal(m.haproxy_us_per_req, 300, 'µs per request');
     assert.equal(m.per_core_rate, 1e6 / 300, 'requests/s per core');
     assert.deepEqual([m.haproxy_requests, m.handshakes_full, m.handshakes_resumed, m.resumed_pct], [1000, 40, 960, 96], 'requests, full, resumed, resumed %');
-    assert.equal(m.loadgen_us_per_req, 200, 'the pacer\'s own CPU per request');
+    assert.equal(m.loadgen_us_per_req, 200, 'vegeta\'s own CPU per request');
     assert.equal(Math.round(m.cpu['haproxy-lab-haproxy-1']), 4, 'HAProxy CPU % of one core over the step (raw, idle included)');
   });
 
   test('no idle reading: the raw CPU stands', () => {
     const files = cpuFiles(400, 10);
     delete files['cpu-idle.txt'];
-    const r = report([step('a')], { 'steps/a': { ...files, 'haproxy-stat.csv': stat([['fe_main', 1000, 0, 0]]), 'pacer-1.json': pacer(1000, 1e8) } });
+    const r = report([step('a')], { 'steps/a': { ...files, 'haproxy-stat.csv': stat([['fe_main', 1000, 0, 0]]), 'vegeta-1.json': vegeta(1000, 1e8) } });
     assert.equal(r.rows[0].measured.haproxy_us_per_req, 400, 'µs per request, idle included');
   });
 });
 
 describe('the sign floor reading', () => {
   const floorRun = (us) => report([step('full', { label: 'full RSA' })],
-    { 'steps/full': { ...cpuFiles(us, 0), 'haproxy-stat.csv': stat([['fe_tls', 1000, 1000, 0]]), 'pacer-1.json': pacer(1000, 1e8) } },
+    { 'steps/full': { ...cpuFiles(us, 0), 'haproxy-stat.csv': stat([['fe_tls', 1000, 1000, 0]]), 'vegeta-1.json': vegeta(1000, 1e8) } },
     { readings: [{ kind: 'sign_floor', step: 'full', floor: 'rsa2048_sign_us', label: 'RSA-2048 sign' }] },
     'rsa2048_sign_us=250.0\necdsap256_sign_us=18.0\nfloor_tool=openssl speed\nfloor_library=OpenSSL 3.6.5\nhaproxy_library=OpenSSL 3.6.5\n');
 
@@ -80,7 +81,7 @@ describe('the sign floor reading', () => {
   });
 
   test('no floor measured: says so and fails', () => {
-    const r = report([step('full')], { 'steps/full': { ...cpuFiles(500, 0), 'haproxy-stat.csv': stat([['fe_tls', 1000, 1000, 0]]), 'pacer-1.json': pacer(1000, 1e8) } },
+    const r = report([step('full')], { 'steps/full': { ...cpuFiles(500, 0), 'haproxy-stat.csv': stat([['fe_tls', 1000, 1000, 0]]), 'vegeta-1.json': vegeta(1000, 1e8) } },
       { readings: [{ kind: 'sign_floor', step: 'full', floor: 'rsa2048_sign_us', label: 'RSA-2048 sign' }] });
     assert.equal(r.ok, false);
     assert.match(r.readings[0], /not measured .*missing: tls-floor\.env/);
