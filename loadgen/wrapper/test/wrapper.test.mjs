@@ -45,15 +45,18 @@ describe('its own CPU time', () => {
 
 describe('the tool\'s process', () => {
   test('a SIGTERM to the wrapper reaches the tool as SIGINT; the wrapper waits for its end', async () => {
-    // A wrapper (node) supervising a tool (sh) that reports the signal it got.
+    // A wrapper (node) supervising a tool (sh) that reports the signal it got
+    // and gives up by itself after 5 s. The wrapper is a plain node, not a
+    // test runner's child (node --test marks its children in the environment).
     const lib = new URL('../lib.mjs', import.meta.url).href;
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NODE_TEST')));
     const wrapper = spawn(process.execPath, ['--input-type=module', '-e', `
       import { spawn } from 'node:child_process';
       import { superviseChild } from '${lib}';
-      const child = spawn('sh', ['-c', 'trap "echo got INT; exit 3" INT; echo ready; while :; do sleep 0.05; done'], { stdio: ['ignore', 'inherit', 'inherit'] });
+      const child = spawn('sh', ['-c', 'trap "echo got INT; exit 3" INT; echo ready; i=0; while [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done; exit 9'], { stdio: ['ignore', 'inherit', 'inherit'] });
       const s = superviseChild(child);
       const r = await s.exit;
-      console.log('exit', r.code, s.interrupted());`], { stdio: ['ignore', 'pipe', 'inherit'] });
+      console.log('exit', r.code, s.interrupted());`], { stdio: ['ignore', 'pipe', 'inherit'], env });
     let out = '';
     wrapper.stdout.on('data', (d) => {
       out += d;

@@ -169,7 +169,8 @@ function capacityReading({ curve, tolerance_pct: tolerance = 25, metric, factor 
     // HAProxy's core still this busy at the top: its rate there ÷ that share,
     // the ceiling at the top's own cost, beside the prediction from below.
     // Not judged: a client-bound top moves with the client (ceiling --quick,
-    // 2026-11-29: -11% to +19% on plain and TLS kept-alive, run to run).
+    // 2026-11-29, three runs: -11% to +15% on plain kept-alive, +11% to +131%
+    // on TLS kept-alive).
     const topBusy = cell(c.top.measured.haproxy_core_busy_pct);
     const scaled = topBusy >= SCALE_TOP_BUSY_PCT && c.predicted ? (c.measured * 100) / topBusy : null;
     const off = scaled === null ? null : ((scaled - c.predicted) / c.predicted) * 100;
