@@ -52,14 +52,5 @@ test_slow_09a_ceiling_quick() {
 # fits beside a client as big (here 1, and the line saying why), each
 # cpuset read back; no verdict, so exit 0.
 test_slow_09a_cores_quick() {
-  local before run rc=0
-  e2e_up
-  before=$(newest_run cores)
-  scripts/scenario.sh cores --quick || rc=$?
-  run=$(newest_run cores)
-  [[ "${run}" != "${before}" ]] || fail "scripts/scenario.sh cores --quick made no run folder (exit ${rc})"
-  assert_eq 0 "${rc}" "exit status of scripts/scenario.sh cores --quick"
-  assert_run_files "${run}"
-  e2e_check cores E2E_RUN="${run}"
-  assert_lab_restored
+  scenario_judged cores cores --quick
 }
