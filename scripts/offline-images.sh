@@ -113,7 +113,7 @@ main() {
     "VEGETA_VERSION=$(sed -n 's/^VEGETA_VERSION=//p' "${ROOT}/.env")"
   build_image H2LOAD_IMAGE h2load.Dockerfile "NODE_IMAGE=$(image_ref NODE_IMAGE)"
   # The previous SSL generation (scenario.sh --versus previous): bookworm's
-  # HAProxy 2.6 on OpenSSL 3.0, as the official haproxy:2.8 runs OpenSSL 3.0.
+  # HAProxy 2.6 on OpenSSL 3.0 (the official images all run OpenSSL 3.5 now).
   build_base bookworm
   build_image HAPROXY_PREVIOUS_IMAGE haproxy.Dockerfile BASE_SUITE=bookworm
   log "done in $((SECONDS - start)) s; use: export COMPOSE_ENV_FILES=.env,offline.env"
