@@ -141,7 +141,7 @@ run_step() {
 write_versions() {
   {
     echo "# the lab's services as they ran (scripts/scenario.sh); read by scripts/lab/cli.mjs report"
-    echo "haproxy=$(instance_exec "$(first_instance)" haproxy -v | sed -n '1s/HAProxy version \([^ ]*\).*/\1/p')"
+    echo "haproxy=$(haproxy_version)"
     echo "node=$(node_exec node --version)"
     # The machine's CPUs as a container sees them (Docker Desktop's VM): a
     # figure in µs moves with them (an RSA-2048 sign took 195 µs on one
@@ -154,11 +154,9 @@ write_versions() {
 # write_build DIR: which HAProxy ran the step, into DIR/haproxy-build.env
 # (a --versus run's twins run two images).
 write_build() {
-  local instance
-  instance=$(first_instance)
   {
-    echo "image=$(docker inspect -f '{{.Config.Image}}' "$(instance_container "${instance}")")"
-    echo "haproxy=$(instance_exec "${instance}" haproxy -v | sed -n '1s/HAProxy version \([^ ]*\).*/\1/p')"
+    echo "image=$(docker inspect -f '{{.Config.Image}}' "$(instance_container "$(first_instance)")")"
+    echo "haproxy=$(haproxy_version)"
     echo "ssl_library=$(haproxy_ssl_library)"
   } >"$1/haproxy-build.env"
 }
@@ -169,6 +167,11 @@ require_versus_image() {
   [[ -n "${run_versus}" ]] || return 0
   docker image inspect "${run_versus}" >/dev/null 2>&1 || docker pull -q "${run_versus}" >/dev/null 2>&1 \
     || die "--versus ${run_versus}: the image is not on this machine and could not be pulled: pull it, or with no registry run scripts/offline-images.sh (it builds offline.env's HAPROXY_PREVIOUS_IMAGE)"
+}
+
+# haproxy_version: the version HAProxy runs ("3.2.26-1").
+haproxy_version() {
+  instance_exec "$(first_instance)" haproxy -v | sed -n '1s/HAProxy version \([^ ]*\).*/\1/p'
 }
 
 # haproxy_ssl_library: the SSL library HAProxy runs on ("OpenSSL 3.5.1 1 Jul

@@ -6,8 +6,8 @@
 // none sent), 2 bad settings or no h2load, 130 stopped by a signal (h2load
 // dies on SIGINT without a report: the summary says interrupted).
 import { spawn, spawnSync } from 'node:child_process';
-import { resolveIndex, summaryDirProblem } from '../holder/lib.mjs';
-import { superviseChild } from '../wrapper/lib.mjs';
+import { resolveIndex } from '../holder/lib.mjs';
+import { summaryDirProblem, superviseChild } from '../wrapper/lib.mjs';
 import { h2loadArgs, loadConfig, ownCpu, parseReport, summarize, versionOf, writeSummary } from './lib.mjs';
 
 const H2LOAD = process.env.H2LOAD_BIN || 'h2load';

@@ -466,21 +466,6 @@ export async function runHolder(cfg, { signal, log = console.log, warn = (l) => 
   });
 }
 
-// summaryDirProblem CFG: null when the summary's folder exists and is
-// writable (made if need be), else one line saying why not: a wrapper checks
-// it before sending any load, not after.
-export function summaryDirProblem(cfg) {
-  if (!cfg.summaryDir) return null;
-  const dir = path.join(cfg.resultsRoot, cfg.summaryDir);
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.accessSync(dir, fs.constants.W_OK);
-    return null;
-  } catch (err) {
-    return `cannot write the summary into ${dir}: ${err.code ?? err.message} (the results folder must be writable by uid ${process.getuid()})`;
-  }
-}
-
 // Writes RESULTS_ROOT/LOADGEN_SUMMARY_DIR/TOOL-<index>.json (TOOL: the
 // summary's own, holder, vegeta or h2load); returns its path.
 export function writeSummary(summary, cfg) {

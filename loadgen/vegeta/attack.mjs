@@ -8,8 +8,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { resolveIndex, summaryDirProblem } from '../holder/lib.mjs';
-import { superviseChild } from '../wrapper/lib.mjs';
+import { resolveIndex } from '../holder/lib.mjs';
+import { summaryDirProblem, superviseChild } from '../wrapper/lib.mjs';
 import { HIST_BUCKETS, attackArgs, loadConfig, ownCpu, summarize, targetLine, writeSummary } from './lib.mjs';
 
 const VEGETA = process.env.VEGETA_BIN || 'vegeta';

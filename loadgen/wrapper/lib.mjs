@@ -1,6 +1,7 @@
 // What the wrappers of the lab's binary load tools (loadgen/vegeta,
 // loadgen/h2load) share: reading their settings from the environment, their
-// container's own CPU time, and the tool's process watched to its end.
+// container's own CPU time, the summary's folder checked before any load,
+// and the tool's process watched to its end.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -64,4 +65,19 @@ export function superviseChild(child, event = 'exit') {
     child.on(event, (code, signal) => resolve({ code, signal }));
   });
   return { exit, interrupted: () => interrupted };
+}
+
+// summaryDirProblem CFG: null when the summary's folder exists and is
+// writable (made if need be), else one line saying why not: a wrapper checks
+// it before sending any load, not after.
+export function summaryDirProblem(cfg) {
+  if (!cfg.summaryDir) return null;
+  const dir = path.join(cfg.resultsRoot, cfg.summaryDir);
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.accessSync(dir, fs.constants.W_OK);
+    return null;
+  } catch (err) {
+    return `cannot write the summary into ${dir}: ${err.code ?? err.message} (the results folder must be writable by uid ${process.getuid()})`;
+  }
 }

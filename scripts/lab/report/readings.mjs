@@ -154,11 +154,14 @@ function capacityReading({ curve, tolerance_pct: tolerance = 25, metric, factor 
       : `the ceiling is NOT HAProxy's: at ${c.last.label} saturated ${sat.saturated.join(', ') || 'nothing'} (${sat.text})`;
   const diff = c.predicted ? ((c.measured - c.predicted) / c.predicted) * 100 : null;
   const within = diff !== null && Math.abs(diff) <= tolerance;
-  const prediction = c.predicted === null ? 'no prediction (no step below the ceiling with a CPU figure)'
+  // How the prediction was made, then (judged against the measured ceiling) by how much it missed.
+  const predictedAs = c.predicted === null ? null
     : `predicted ${c.coreBusy !== null
       ? `${n(rateOf(c.costRow))}/s ÷ ${Math.round(c.coreBusy)}% of HAProxy's own core${c.allowance === 1 ? '' : 's'} busy (its kernel work included)`
       : `${c.allowance} core${c.allowance === 1 ? '' : 's'} ÷ ${c.cost.toFixed(1)} µs per request`} (at ${c.costRow.label}, ` +
-      `${RULE_WORDS[c.rule]}) = ${n(c.predicted)}/s: ${diff >= 0 ? '+' : ''}${diff.toFixed(1)}%, ${within ? 'within' : 'OUTSIDE'} ±${tolerance}%`;
+      `${RULE_WORDS[c.rule]}) = ${n(c.predicted)}/s`;
+  const prediction = predictedAs === null ? 'no prediction (no step below the ceiling with a CPU figure)'
+    : `${predictedAs}: ${diff >= 0 ? '+' : ''}${diff.toFixed(1)}%, ${within ? 'within' : 'OUTSIDE'} ±${tolerance}%`;
   // Why a prediction misses: the cost per request at the ceiling itself,
   // and the event loop's turns per request on both steps.
   const loops = (r) => (Number.isFinite(r?.measured.loops_per_req) ? `, ${r.measured.loops_per_req.toFixed(2)} loops/request` : '');
@@ -177,7 +180,7 @@ function capacityReading({ curve, tolerance_pct: tolerance = 25, metric, factor 
     const check = scaled === null
       ? `; HAProxy's core was under ${SCALE_TOP_BUSY_PCT}% busy at the top: too far from its ceiling to scale`
       : `; there its core was ${Math.round(topBusy)}% busy, so at that cost a whole core would take ${n(scaled)}/s, ` +
-        `against ${prediction.replace(/: [+-]?[\d.]+%, (within|OUTSIDE) ±\d+%$/, '')}: ${off >= 0 ? '+' : ''}${off.toFixed(1)}%, not judged (HAProxy did not saturate)`;
+        `against ${predictedAs}: ${off >= 0 ? '+' : ''}${off.toFixed(1)}%, not judged (HAProxy did not saturate)`;
     return {
       capacity: { curve, measured: c.measured, predicted: c.predicted, scaled, allowance: c.allowance, haproxy: false, client_first: true },
       lines: [`${name}: one core of client cannot outrun one core of HAProxy here: the client side (the load tool ${us(m.loadgen_us_per_req)} per request, ` +
