@@ -2,6 +2,7 @@
 // "2 million connections" article), /healthz and /metrics. Only node: built-ins,
 // so the container runs it straight from the mounted folder with no install step.
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import { randomInt } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -119,14 +120,21 @@ function createHttpServer(cfg) {
   return server;
 }
 
-function trackConnections(state) {
-  state.server.on('connection', (socket) => {
+// The listener: every connection counted, its first request read here
+// (firstRequest). The HTTP server listens on nothing of its own.
+function createFront(state) {
+  return net.createServer((socket) => {
     state.openConnections++;
     state.connectionsTotal++;
+    state.sockets.add(socket);
     socket.once('close', () => {
       state.openConnections--;
+      state.sockets.delete(socket);
       state.onSocketClose();
     });
+    socket.on('error', () => {});
+    socket.setNoDelay(true);
+    socket.once('data', (chunk) => firstRequest(state, socket, chunk));
   });
 }
 
@@ -191,6 +199,72 @@ function slow(state, req, res, query) {
     res.flushHeaders();
   }
   timerFor(state.pendingTimers, res)(ms.value, () => (early === '1' ? res.end(SLOW_BODY) : send(state, res, 200, SLOW_BODY)));
+}
+
+// The held request's path without Node's HTTP machinery. A connection's
+// request that is GET /slow?early=1 (until= or ms=, no body, keep-alive) gets
+// the same answer as slow() gives it (its headers at once, the body at the
+// time asked), from the head read here; everything else goes, unread, to the
+// HTTP server. At hundreds of thousands of held connections the HTTP server's
+// per-request objects and bookkeeping cost the backends several times what
+// HAProxy spends on the same connection (the connections scenario's breakdown).
+const FAST_HEAD = /^GET (\/slow\?[\x21-\x7e]*) HTTP\/1\.1\r\n/;
+const SLOW_LENGTH = Buffer.byteLength(SLOW_BODY);
+
+// fastSlow STATE SOCKET CHUNK → true when it answers CHUNK's request itself.
+function fastSlow(state, socket, chunk) {
+  if (state.shuttingDown) return false;
+  const head = chunk.latin1Slice(0, chunk.length);
+  const end = head.indexOf('\r\n\r\n');
+  const m = FAST_HEAD.exec(head);
+  // One whole head, nothing after it; no body, no close, no upgrade.
+  if (!m || end !== head.length - 4 || /\r\n(content-length|transfer-encoding|connection|upgrade|expect):/i.test(head)) return false;
+  const query = new URLSearchParams(m[1].slice(6));
+  if (query.get('early') !== '1') return false;
+  const ms = slowWait(state.cfg, query);
+  if (ms.error) return false;
+  state.inFlight++;
+  let timer, done = false;
+  const finish = (completed) => {
+    if (done) return;
+    done = true;
+    state.inFlight--;
+    clearTimeout(timer);
+    state.pendingTimers.delete(timer);
+    if (completed) {
+      const key = 'route="slow",code="200"';
+      state.requestCounts.set(key, (state.requestCounts.get(key) ?? 0) + 1);
+    } else state.abortedCounts.set('slow', (state.abortedCounts.get('slow') ?? 0) + 1);
+  };
+  const gone = () => finish(false);
+  socket.once('close', gone);
+  socket.write(`HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nCache-Control: no-store\r\nX-Replica: ${state.cfg.replica}\r\n` +
+    `Content-Length: ${SLOW_LENGTH}\r\nDate: ${new Date().toUTCString()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(state.cfg.keepAliveTimeoutMs / 1000)}\r\n\r\n`);
+  timer = setTimeout(() => {
+    if (socket.destroyed) return;
+    socket.write(SLOW_BODY);
+    socket.off('close', gone);
+    finish(true);
+    // Kept alive: the next request on it is read as the first one was.
+    state.idleFast.add(socket);
+    socket.once('close', () => state.idleFast.delete(socket));
+    socket.once('data', (next) => {
+      state.idleFast.delete(socket);
+      firstRequest(state, socket, next);
+    });
+  }, ms.value);
+  state.pendingTimers.add(timer);
+  return true;
+}
+
+// firstRequest STATE SOCKET CHUNK: CHUNK's request answered by fastSlow, or
+// CHUNK put back and the socket given to the HTTP server.
+function firstRequest(state, socket, chunk) {
+  if (fastSlow(state, socket, chunk)) return;
+  socket.pause();
+  socket.unshift(chunk);
+  state.server.emit('connection', socket);
+  socket.resume();
 }
 
 // The article's contract: headers at once, then "pong" after a random
@@ -323,16 +397,21 @@ function shutdown(state, { graceMs = state.cfg.shutdownGraceMs, drainMs = state.
 }
 
 function closeServer(state, graceMs) {
-  const { server } = state;
+  const { server, front } = state;
+  // Idle: the HTTP server's between requests, and the held path's once answered.
+  const closeIdle = () => {
+    server.closeIdleConnections();
+    for (const socket of state.idleFast) socket.destroy();
+  };
   return new Promise((resolve) => {
     let forced = false;
     let listening = true;
     // Sockets whose response finishes (e.g. a /ping that had already sent
     // its keep-alive headers) become idle later: sweep them as they do.
-    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    const sweep = setInterval(closeIdle, 100);
     const force = setTimeout(() => {
       forced = true;
-      server.closeAllConnections();
+      for (const socket of state.sockets) socket.destroy();
     }, graceMs);
     // Done when the server has closed and every socket has emitted 'close'
     // (the server's callback can come before the sockets' own events).
@@ -340,13 +419,15 @@ function closeServer(state, graceMs) {
       if (listening || state.openConnections > 0) return;
       clearInterval(sweep);
       clearTimeout(force);
+      // Its own timers stopped (it was never listening: the callback's error says so).
+      server.close(() => {});
       resolve({ forced });
     };
-    server.close(() => {
+    front.close(() => {
       listening = false;
       state.onSocketClose();
     });
-    server.closeIdleConnections();
+    closeIdle();
   });
 }
 
@@ -365,16 +446,22 @@ export function createBackend(options = {}) {
     shuttingDown: false,
     shutdownPromise: undefined,
     server: createHttpServer(cfg),
+    sockets: new Set(), // every open connection (the force at the end of a shutdown)
+    idleFast: new Set(), // the held path's, answered, waiting for a next request
     onSocketClose: () => {}, // set by closeServer() to notice the last socket going
   };
+  state.front = createFront(state);
   const { server } = state;
-  trackConnections(state);
   server.on('request', (req, res) => handleRequest(state, req, res));
+  // It listens on nothing: the front hands it its connections. "listening"
+  // starts what it does for them (its header timeouts, the idle ones closed
+  // at shutdown), which net's listen would have started.
+  server.emit('listening');
 
   return {
     server,
     config: cfg,
-    listen: (port = cfg.port, host = cfg.host) => listen(server, port, host),
+    listen: (port = cfg.port, host = cfg.host) => listen(state.front, port, host),
     shutdown: (options = {}) => shutdown(state, options),
     renderMetrics: (options = {}) => renderMetrics(state, options),
     stats: () => ({

@@ -69,15 +69,18 @@ write_targets() {
   echo "${out}]" >"${TARGETS_FILE}.new" && mv -f "${TARGETS_FILE}.new" "${TARGETS_FILE}"
 }
 
-# health: every process answers on its runtime API.
+# health: every process answers on its runtime API. Its first line only,
+# read by bash: a grep per process, every check, cost a fork each with
+# dozens of processes.
 health() {
-  local n k port
+  local n k port line
   n=$(processes)
   port=$(base_port LAB_RUNTIME_API_PORT)
   for ((k = 1; k <= n; k++)); do
     exec 3<>"/dev/tcp/127.0.0.1/$(shifted "${port}" "${k}")" || return 1
     echo 'show info' >&3
-    grep -q '^Pid: ' <&3 || return 1
+    read -r -t 2 line <&3 || return 1
+    [[ "${line}" == "Name: HAProxy"* ]] || return 1
     exec 3<&-
   done
 }

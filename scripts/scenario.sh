@@ -47,6 +47,8 @@ source "${LAB_ROOT}/scripts/lib/lab-state.sh"
 source "${LAB_ROOT}/scripts/lib/step-load.sh"
 # shellcheck source=scripts/lib/scenario-files.sh
 source "${LAB_ROOT}/scripts/lib/scenario-files.sh"
+# shellcheck source=scripts/lib/floors.sh
+source "${LAB_ROOT}/scripts/lib/floors.sh"
 run_dir=""
 scenario=""
 scenario_args=""
@@ -63,7 +65,7 @@ run_accepted=0
 runner_pid=""
 # From the run folder (scripts/lab/plan/runfolder.mjs): run.env as run_NAME
 # (a step's own step.env is read by the functions that run it).
-run_steps=0 run_preflight="" run_load_services="" run_load_profiles="" run_sized_services="" run_tls_floor="" run_versus=""
+run_steps=0 run_preflight="" run_load_services="" run_load_profiles="" run_sized_services="" run_tls_floor="" run_connection_floors="" run_versus=""
 profile_args=()
 
 usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
@@ -213,6 +215,7 @@ cleanup() {
   exec </dev/null
   [[ -n "${run_dir}" ]] || { release_run_lock; exit "${rc}"; }
   stop_runner
+  floor_cleanup
   # The runner's cache of container ids: cleanup looks afresh.
   [[ -z "${LAB_CACHE_DIR}" ]] || rm -rf "${LAB_CACHE_DIR}"
   LAB_CACHE_DIR=""
@@ -423,6 +426,7 @@ run_scenario() {
   save_lab_state
   log "${scenario}: ${run_steps} steps, results in ${run_dir#"${LAB_ROOT}/"}"
   [[ "${run_tls_floor:-none}" != needed ]] || tls_floor >"${run_dir}/tls-floor.env"
+  [[ "${run_connection_floors:-none}" != needed || ${on_swarm:-0} -eq 1 ]] || run_floors "${run_dir}"
   local i
   for ((i = 1; i <= run_steps; i++)); do
     run_step "$(step_dir "${i}")"

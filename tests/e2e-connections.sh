@@ -14,6 +14,9 @@ test_e2e_09b_connections_quick_two_holder_replicas() {
   [[ -s "${LAB_ROOT}/${run}/limits.env" ]] || fail "no limits.env"
   compgen -G "${LAB_ROOT}/${run}/steps/03-*/holder-2.json" >/dev/null || fail "no second holder replica"
   grep -q 'memory per connection' "${LAB_ROOT}/${run}/report.md" || fail "no memory reading"
+  grep -q "^## Where a connection's CPU goes" "${LAB_ROOT}/${run}/report.md" || fail "no breakdown of a connection's CPU"
+  # The floors' containers gone with the run.
+  [[ -z "$(docker ps -aq --filter label=haproxy-lab.floor)" ]] || fail "floor containers left running"
 }
 
 # A target the machine cannot hold is refused before anything starts.

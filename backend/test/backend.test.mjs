@@ -134,6 +134,59 @@ test('GET /slow?early=1 sends the headers at once and the body at the end', asyn
   assert.equal(bad.body, 'bad "early" query parameter "yes": want 1 (headers at once)\n');
 });
 
+// The held path (GET /slow?early=1, read without Node's HTTP server) on a raw
+// socket: the same head the HTTP server gives /slow, the body at the time
+// asked, counted in /metrics; the next request on the connection is the HTTP
+// server's.
+test('GET /slow?early=1 as a raw HTTP/1.1 request: the HTTP server\'s own head, then a kept-alive next request', async (t) => {
+  const { backend, port, base } = await start(t);
+  const agent = new http.Agent({ keepAlive: true });
+  t.after(() => agent.destroy());
+  const viaHttp = await request(base, '/slow?ms=0', { agent });
+  const socket = net.connect(port, '127.0.0.1');
+  t.after(() => socket.destroy());
+  let text = '';
+  const arrived = [];
+  socket.on('data', (d) => {
+    text += d;
+    arrived.push([performance.now(), text.length]);
+  });
+  const started = performance.now();
+  socket.write('GET /slow?early=1&ms=300 HTTP/1.1\r\nHost: x\r\n\r\n');
+  await until(() => text.includes('\r\n\r\n'), 'the head');
+  const headAt = performance.now() - started;
+  assert.ok(headAt < 200, `head at once: found after ${headAt.toFixed(0)} ms`);
+  const head = text.slice(0, text.indexOf('\r\n\r\n'));
+  const names = head.split('\r\n').slice(1).map((l) => l.slice(0, l.indexOf(':')).toLowerCase());
+  assert.equal(head.split('\r\n')[0], 'HTTP/1.1 200 OK');
+  assert.deepEqual(names.sort(), Object.keys(viaHttp.headers).sort(), 'the same header names as the HTTP server gives /slow');
+  assert.match(head, new RegExp(`\r\nX-Replica: ${REPLICA}\r\n`));
+  assert.equal(backend.stats().pendingTimers, 1);
+  await until(() => text.endsWith("I'm slooooow"), 'the body', 2000);
+  assert.ok(performance.now() - started >= 290, 'the body at the time asked');
+  // Kept alive: the next request on the same connection, any route.
+  text = '';
+  socket.write('GET /fast HTTP/1.1\r\nHost: x\r\n\r\n');
+  await until(() => text.endsWith("I'm FAST!!!!"), 'the next answer on the same connection');
+  const metrics = (await request(base, '/metrics')).body;
+  assert.match(metrics, /^backend_requests_total\{route="slow",code="200"\} 2$/m, 'both /slow answers counted');
+  assert.match(metrics, /^backend_requests_total\{route="fast",code="200"\} 1$/m);
+  assert.equal(backend.stats().openConnections >= 1, true);
+});
+
+test('the held path: a client gone before the body leaves no timer and counts an aborted /slow; bad parameters get the HTTP server\'s 400', async (t) => {
+  const { backend, port, base } = await start(t);
+  const socket = net.connect(port, '127.0.0.1');
+  socket.write(`GET /slow?early=1&until=${Date.now() + 60000} HTTP/1.1\r\nHost: x\r\n\r\n`);
+  await until(() => backend.stats().pendingTimers === 1, 'the held request');
+  socket.destroy();
+  await until(() => backend.stats().pendingTimers === 0 && backend.stats().inFlight === 0, 'the timer and the request gone');
+  assert.match((await request(base, '/metrics')).body, /^backend_requests_aborted_total\{route="slow"\} 1$/m);
+  const bad = await request(base, '/slow?early=1&until=soon');
+  assert.equal(bad.status, 400);
+  assert.match(bad.body, /^bad "until" query parameter "soon"/);
+});
+
 test('/ping without headers answers one pong at once', async (t) => {
   const { base } = await start(t);
   const res = await request(base, '/ping');

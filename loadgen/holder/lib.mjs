@@ -61,13 +61,15 @@ export function loadConfig(env = process.env) {
     replicas,
     index: env.HOLDER_INDEX ? int(env, 'HOLDER_INDEX', undefined, 1, replicas) : replicas === 1 ? 1 : undefined,
     rampUp: seconds(env, 'RAMP_UP', 10), hold: seconds(env, 'HOLD', 60), rampDown: seconds(env, 'RAMP_DOWN', 10),
-    // Pacing on HAProxy: at most MAX_UNCONFIRMED connections opened whose
-    // response headers have not come back yet (0: off, the schedule alone).
-    // A connection the kernel completed may still wait in HAProxy's accept
-    // queue; its headers (HOLD_PATH with early=1 sends them at once) prove it
-    // went through. The ramp then waits for HAProxy, and every planned end
-    // moves RAMP_SLACK seconds later, so a ramp that took that much longer
-    // still has its hold.
+    // Pacing on the path through HAProxy: connections opened whose response
+    // headers have not come back yet are at most MAX_UNCONFIRMED, or as many
+    // as came back in the last second when that is more (0: off, the
+    // schedule alone). A connection the kernel completed may still wait in
+    // HAProxy's accept queue; its headers (HOLD_PATH with early=1 sends them
+    // at once) prove it went through. The window grows with the pace the
+    // path keeps, so the ramp goes as fast as its slowest part, with about a
+    // second's worth waiting; every planned end moves RAMP_SLACK seconds
+    // later, so a ramp that took that much longer still has its hold.
     maxUnconfirmed: int(env, 'MAX_UNCONFIRMED', 0, 0, MAX_CONNECTIONS), rampSlack: seconds(env, 'RAMP_SLACK', 0),
     connectTimeout: seconds(env, 'CONNECT_TIMEOUT', 10, true), grace: seconds(env, 'GRACE', 15),
     testid, summaryDir, resultsRoot: env.RESULTS_ROOT || '/results',
@@ -220,6 +222,11 @@ export function holdWindow(samples, from, to) {
 }
 
 const CONN = Symbol('conn');
+// How often the schedule is read: connections due open together, so their
+// connects and answers come back together too. Dozens of replicas at a few
+// dozen connections a second each, opened one per tick at 10 ms, woke every
+// process in the path once per connection.
+const TICK_MS = 50;
 const READ_BUFFER = Buffer.alloc(65536); // every socket reads into this one buffer
 
 // Everything one run shares: settings, connections, counters and samples.
@@ -251,6 +258,8 @@ function runState(cfg, address, { signal, log, warn }) {
     // unconfirmed: opened, neither confirmed nor finished; rampDone: when all
     // were opened and none was unconfirmed any more (ms; pacing only).
     unconfirmed: 0, confirmed: 0, rampDone: null,
+    // window: the unconfirmed connections allowed now; windowPeak: its largest.
+    window: cfg.maxUnconfirmed, windowPeak: cfg.maxUnconfirmed,
     peakOpen: 0, bytes: 0, interrupted: false, lastLog: 0, timer: undefined, resolveRun: undefined,
     listeners: undefined, // socketListeners(run)
     onAbort: undefined, // the signal's 'abort' listener, removed by stop()
@@ -366,7 +375,11 @@ function sample(run, now, final = false) {
   }
   const s = { t, open: run.open, opened_total: run.opened, confirmed_total: run.confirmed, ok_total: run.ok, failed_total: run.failed, rss_bytes: mem.rss };
   if (last && t <= last.t) samples[samples.length - 1] = s; // the end state replaces this second's sample
-  else samples.push(s);
+  else {
+    samples.push(s);
+    run.window = Math.max(cfg.maxUnconfirmed, run.confirmed - (last?.confirmed_total ?? 0));
+    run.windowPeak = Math.max(run.windowPeak, run.window);
+  }
   memory.rss_peak = Math.max(memory.rss_peak, mem.rss);
   if (run.open > run.peakOpen) { // the peak as sampled, so that memory at that moment goes with it
     run.peakOpen = run.open;
@@ -383,7 +396,7 @@ function tick(run) {
   const { cfg, conns, n } = run;
   const now = performance.now() - run.t0;
   const paced = cfg.maxUnconfirmed > 0;
-  while (run.next < n && openAtMs(run.next, n, cfg.rampUp) <= now && (!paced || run.unconfirmed < cfg.maxUnconfirmed)) {
+  while (run.next < n && openAtMs(run.next, n, cfg.rampUp) <= now && (!paced || run.unconfirmed < run.window)) {
     // A paced ramp that fell this far behind: the connection's end has come
     // before it could open, so it is not held at all (opening it anyway
     // would only churn connections through HAProxy's accept queue).
@@ -427,7 +440,7 @@ function summaryOf(run) {
     ramp_up: cfg.rampUp, hold: cfg.hold, ramp_down: cfg.rampDown, grace: cfg.grace, connect_timeout: cfg.connectTimeout,
     opened: run.opened, connected: run.connected, ok: run.ok, failed: run.failed, failures: run.failures,
     interrupted: run.interrupted, peak_open: peakOpen,
-    max_unconfirmed: cfg.maxUnconfirmed, ramp_slack: cfg.rampSlack, confirmed: run.confirmed,
+    max_unconfirmed: cfg.maxUnconfirmed, window_peak: run.windowPeak, ramp_slack: cfg.rampSlack, confirmed: run.confirmed,
     ramp_done_s: run.rampDone === null ? null : Math.round(run.rampDone) / 1000,
     hold_window: holdWindow(run.samples, holdFrom(cfg, run.rampDone), cfg.rampUp + cfg.rampSlack + cfg.hold - 1),
     latency_ms: { bounds: LATENCY_BOUNDS, counts: run.latency }, late_ms: { bounds: LATENCY_BOUNDS, counts: run.late }, bytes_received: run.bytes, memory,
@@ -458,7 +471,7 @@ export async function runHolder(cfg, { signal, log = console.log, warn = (l) => 
 
   return new Promise((resolve) => {
     run.resolveRun = resolve;
-    run.timer = setInterval(() => tick(run), 10);
+    run.timer = setInterval(() => tick(run), TICK_MS);
     if (signal?.aborted) run.onAbort();
     else if (lookupError) stop(run, lookupError); // no address: every connection fails alike
     else signal?.addEventListener('abort', run.onAbort);

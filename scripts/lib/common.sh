@@ -1076,7 +1076,7 @@ container_allowance() {
 }
 
 # The most sockets in a container's table (in use and TIME_WAIT) for which
-# SOCKETS_SH reads all of it: at 20,000 one pass lasted 4.8 s at the start of
+# sockets_probe reads all of it: at 20,000 one pass lasted 4.8 s at the start of
 # a 60,000 ramp (the 2 cores busy), a gap in the per-second samples.
 readonly KERNEL_TABLE_UP_TO=5000
 
@@ -1088,131 +1088,28 @@ container_processes() {
   topology_rows instance | awk -v c="$1" '{ own = $1; for (i = 2; i <= NF; i++) if ($i ~ /^container=/) own = substr($i, 11) } own == c { print $1 }'
 }
 
-# SOCKETS_SH: bash run in an HAProxy container's probe (instance_probe) that
-# prints "NAME CLIENT SERVER QUEUE CUMREQ HITS AT_MS" for each process NAME
-# of the container: the connections of the topology's frontends, not of
-# the stats and metrics ones (Prometheus's scrapes: a 60-connection level
-# once read 61) (client side)
-# and the requests it has
-# received so far (CumReq), from its runtime API; the connections waiting in
-# its frontends' accept queues (their LISTEN sockets' rx_queue: accepted by
-# the kernel, not yet by HAProxy) from the container's /proc/net/tcp, under
-# its first process (the network namespace its processes share), 0 under the
-# others. Server side, while the container's socket table (/proc/net/sockstat:
-# in use and TIME_WAIT) has at most KERNEL_TABLE_UP_TO sockets: its
-# established connections to the backends' ports, under the first process.
-# Past that, each process's own sessions on the backends (its "show stat"
-# scur), and only the table's LISTEN lines, which come first: a walk of the
-# whole table after a 125,000 level (its TIME_WAIT sockets) and through the
-# next one's ramp-up lasted 150 s, and one begun on an empty table 66 s, as
-# the ramp grew it: a walk stops after KERNEL_TABLE_UP_TO lines. HITS: the 2xx
-# answers of its be_* backends so far. AT_MS: when the line was read. "-" for
-# a value that did not answer. With HOST 1, a first line "/proc/stat NS
-# AT_MS": the CPU time the whole machine (Docker's, the VM on Docker Desktop)
-# has spent busy, in ns (USER_HZ 100: Linux's on every architecture Docker
-# runs on), which no container's cgroup shows; then "/proc/stat/cpuN NS
-# AT_MS", each core's (the kernel's network work on HAProxy's own core is in
-# its core's, not in HAProxy's cgroup). With EVERY 0 it prints once;
-# with EVERY 1 it prints again each second until its stdin ends (the runner
-# closes it, or goes): one long-lived exec per step, not one a second (a
-# docker exec a second, with the runner's own forks, took as much of the
-# 2 cores as the load it watched, and under load the passes stretched to 25 s).
-# Each process's figures are read by bash alone; one awk a pass, for the
-# first process's socket table, IPv4's only: the lab's binds ("bind :PORT") and
-# its backends' addresses are IPv4, and the first line of /proc/net/tcp6
-# took 3 s of CPU with a million sockets on the host (the kernel walks the
-# host's whole table for a namespace's IPv6 sockets: it had none).
-# shellcheck disable=SC2016 # expanded by the probe's bash and awk
-readonly SOCKETS_SH='backends=$1 frontends=$2 proxies=$3 most=$4 host=$5 every=$6 clients=$7
-shift 7
-declare -A fds
-# Every process asked first, then each answer read (pass): a busy process
-# answers when its event loop gets to it, and asked one after the other 27
-# busy processes took 35 s a pass under a 250,000 ramp.
-ask() {
-  local api address fd
-  fds=()
-  for api in "$@"; do
-    address=${api#*=} fd=
-    if exec {fd}<>"/dev/tcp/${address%:*}/${address##*:}" 2>/dev/null; then
-      if echo "show info; show stat -1 3 -1" >&"${fd}" 2>/dev/null; then fds[${api}]=${fd}; else exec {fd}<&-; fi
-    fi
-  done
+# sockets_probe INSTANCE ARGS...: scripts/probes/haproxy-sockets.mjs (what
+# it prints, its arguments: sockets_args) in the lab's node image, in
+# INSTANCE's container's network namespace, on HAProxy's other cores when it
+# has its own (LAB_CPUSET). The program goes as an argument, not a mount:
+# it runs on whichever engine runs HAProxy.
+sockets_probe() {
+  local target
+  target=$(instance_container "$1") || return 1
+  shift
+  sockets_probe_in "${target}" "$@"
 }
-# An answer of "show info; show stat -1 3 -1" to "CONNS CUMREQ SERVED
-# HITS": the scur of the frontends named in clients (those of the topology:
-# not the stats and metrics frontends Prometheus scrapes, nor the sessions of
-# the runtime API), all from the one "show stat" table; CumReq; the scur of
-# the backends that are proxies; the 2xx answers of the be_* backends. "-"
-# for what the answer did not have. (CurrConns less the scur of the other
-# frontends mixed two readings: a scrape that began between them read as a
-# connection fewer, 59 of 60 held.)
-ANSWER_AWK='"'"'
-  BEGIN { conns = cumreq = served = hits = "-" }
-  /^CumReq: / { sub(/^CumReq: /, ""); cumreq = $0 + 0; next }
-  /^# pxname,/ { for (i = 1; i <= NF; i++) if ($i == "hrsp_2xx") column = i; next }
-  $2 == "FRONTEND" && $1 ~ clients { conns = conns + $5 }
-  $2 == "BACKEND" && $1 ~ proxies { served = served + $5 }
-  $2 == "BACKEND" && $1 ~ /^be_/ && column { hits = hits + $column }
-  END { print conns, cumreq, served, hits }'"'"'
-pass() {
-  local first=1 fd api conns cumreq served hits full at now server key inuse tw
-  if ((host == 1)); then
-    now=${EPOCHREALTIME/[.,]/}
-    # The machine, then each core (cpuN lines follow the total).
-    while read -r cpu user nice system _ _ irq softirq steal _; do
-      [[ ${cpu} == cpu* ]] || break
-      [[ ${cpu} == cpu ]] && cpu= || cpu=/${cpu}
-      echo "/proc/stat${cpu} $(((user + nice + system + irq + softirq + steal) * 10000000)) $((now / 1000))"
-    done </proc/stat
-  fi
-  full=0
-  while read -r key _ inuse _ _ _ tw _; do
-    [[ ${key} != TCP: ]] || ((inuse + tw > most)) || full=1
-  done </proc/net/sockstat
-  ask "$@"
-  for api in "$@"; do
-    conns=- cumreq=- served=- hits=- fd=${fds[${api}]:-}
-    if [[ -n ${fd} ]]; then
-      # awk, not bash, reads the answer: bash reads a socket a byte at a
-      # time (one read() each), and 27 answers a second took 0.42 cores.
-      read -r conns cumreq served hits < <(awk -F, -v proxies="^(${proxies})\$" -v clients="^(${clients})\$" "${ANSWER_AWK}" <&"${fd}") || true
-      exec {fd}<&-
-      # An awk that printed nothing (killed: in the oom scenario, the container
-      # limit kills what runs in it) left them empty: a value that did not answer.
-      conns=${conns:--} cumreq=${cumreq:--} served=${served:--} hits=${hits:--}
-    fi
-    now=${EPOCHREALTIME/[.,]/} at=$((now / 1000))
-    if ((first == 0)); then
-      server=${served}
-      [[ ${full} != 1 ]] || server=0
-      echo "${api%%=*} ${conns} ${server} 0 ${cumreq} ${hits} ${at}"
-      continue
-    fi
-    first=0
-    awk -v name="${api%%=*}" -v conns="${conns}" -v cumreq="${cumreq}" -v hits="${hits}" -v at="${at}" -v full="${full}" -v most="${most}" -v served="${served}" -v backends="^(${backends})\$" -v frontends="^(${frontends})\$" "
-      function hex(h,  i, v) { for (i = 1; i <= length(h); i++) v = v * 16 + index(\"0123456789ABCDEF\", substr(h, i, 1)) - 1; return v }
-      FNR == 1 { next }
-      !full && \$4 != \"0A\" { nextfile }
-      full && ++lines > most { full = 0; fell = 1; exit }
-      { split(\$2, l, \":\"); split(\$3, r, \":\"); split(\$5, q, \":\") }
-      \$4 == \"01\" && r[2] ~ backends { n++ }
-      \$4 == \"0A\" && l[2] ~ frontends { queue += hex(q[2]) }
-      END { print name, conns, full ? n + 0 : served, queue + 0, cumreq, hits, at; if (fell) exit 3 }" /proc/net/tcp || full=0
-  done
-}
-while :; do
-  started=${EPOCHREALTIME/[.,]/}
-  pass "$@"
-  ((every == 1)) || exit 0
-  # The next pass a second after this one began; stdin ending ends the loop.
-  left=$((1000000 - (${EPOCHREALTIME/[.,]/} - started)))
-  ((left > 0)) || left=1000
-  printf -v wait "%d.%06d" $((left / 1000000)) $((left % 1000000))
-  IFS= read -r -t "${wait}" _ || (($? > 128)) || exit 0
-done'
 
-# sockets_args INSTANCE HOST EVERY: SOCKETS_SH's arguments for INSTANCE's
+# sockets_probe_in CONTAINER ARGS...: the same in CONTAINER's network namespace.
+sockets_probe_in() {
+  local target="$1"
+  shift
+  docker run --rm -i --network "container:${target}" --read-only --cap-drop ALL --user 65534:65534 --memory 128m \
+    --label haproxy-lab.probe-of=sockets ${LAB_CPUSET:+--cpuset-cpus "${LAB_CPUSET}"} --entrypoint node "$(env_value NODE_IMAGE)" \
+    --input-type=module -e "$(<"${LAB_ROOT}/scripts/probes/haproxy-sockets.mjs")" _ "$@"
+}
+
+# sockets_args INSTANCE HOST EVERY: sockets_probe's arguments for INSTANCE's
 # container (the first by default): the backends' ports and proxies, its
 # frontends' ports and the frontends' names (from the topology), its
 # processes' runtime APIs.
@@ -1230,10 +1127,10 @@ sockets_args() {
     own == c { print $1 "=" api }'
 }
 
-# haproxy_sockets [INSTANCE [HOST]]: SOCKETS_SH's lines, once, for
+# haproxy_sockets [INSTANCE [HOST]]: sockets_probe's lines, once, for
 # INSTANCE's container (the first by default).
 haproxy_sockets() {
   local instance="${1:-$(first_instance)}" args
   mapfile -t args < <(sockets_args "${instance}" "${2:-0}" 0)
-  probe_exec "${instance}" bash -c "${SOCKETS_SH}" _ "${args[@]}"
+  sockets_probe "${instance}" "${args[@]}" </dev/null
 }

@@ -102,7 +102,7 @@ step_load_env() {
 declare -a SAMPLER_FDS=() SAMPLER_PIDS=()
 
 # start_samplers DIR STARTED_MS: for each HAProxy container, one long-lived
-# exec of SOCKETS_SH in its probe that reads every process each second;
+# sockets_probe that reads every process each second;
 # distribute_samples files its lines. The first container's carries the
 # machine's busy CPU time.
 start_samplers() {
@@ -114,7 +114,7 @@ start_samplers() {
     rm -f "${fifo}" && mkfifo "${fifo}"
     (
       close_sampler_fds
-      probe_exec "${container}" bash -c "${SOCKETS_SH}" _ "${args[@]}" <"${fifo}" 2>/dev/null \
+      sockets_probe "${container}" "${args[@]}" <"${fifo}" 2>/dev/null \
         | distribute_samples "$1" "${container}" "$2" "${count}"
     ) &
     SAMPLER_PIDS+=("$!")
@@ -123,6 +123,32 @@ start_samplers() {
     rm -f "${fifo}"
     host=0
   done
+}
+
+# start_host_sampler DIR: on a holder's step, the Docker host's CPU once a
+# second (scripts/probes/host-cpu.mjs, DIR/host-sampler.txt): /proc/stat,
+# every container's cgroup, Docker's daemons and each HAProxy process, for
+# the breakdown of where a connection's CPU goes. It reads files only, so
+# its cost does not grow with connections; it ends with the samplers.
+start_host_sampler() {
+  local fifo fd ids=() instance
+  # On a Swarm the load runs on other nodes than this engine's host.
+  [[ "$(step_value "$1" tool)" == holder && ${on_swarm:-0} -eq 0 ]] || return 0
+  for instance in $(haproxy_containers); do
+    ids+=("$(docker inspect -f '{{.Id}}' "$(instance_container "${instance}")" 2>/dev/null)") || true
+  done
+  fifo="$1/.sampler-stdin-host"
+  rm -f "${fifo}" && mkfifo "${fifo}"
+  (
+    close_sampler_fds
+    docker run --rm -i --pid host --network none --read-only --cap-drop ALL --user 65534:65534 --memory 64m \
+      --label haproxy-lab.probe-of=host -v /sys/fs/cgroup:/host-cgroup:ro --entrypoint node "$(env_value NODE_IMAGE)" \
+      --input-type=module -e "$(<"${LAB_ROOT}/scripts/probes/host-cpu.mjs")" _ "${ids[@]}" <"${fifo}" >"$1/host-sampler.txt" 2>/dev/null
+  ) &
+  SAMPLER_PIDS+=("$!")
+  exec {fd}>"${fifo}"
+  SAMPLER_FDS+=("${fd}")
+  rm -f "${fifo}"
 }
 
 # close_sampler_fds: in a background job, the samplers' stdin closed: each
@@ -154,7 +180,7 @@ add_or_dash() {
 }
 
 # distribute_samples DIR CONTAINER STARTED_MS PROCESSES: a sampler's lines
-# (SOCKETS_SH) to DIR/INSTANCE-samples.txt ("t haproxy_conns backend_conns
+# (sockets_probe) to DIR/INSTANCE-samples.txt ("t haproxy_conns backend_conns
 # accept_queue cum_req at_ms", t in seconds since STARTED_MS) and
 # DIR/host-cpu.txt (as container_cpu writes); after each pass over the
 # container's PROCESSES, "CLIENT_CONNS HITS" of them all
@@ -258,6 +284,10 @@ start_load() {
   annotate "$(run_value "$1" scenario) step $(step_value "$1" index)/$(step_value "$1" total): $(step_value "$1" label)" "$(step_tags "$1")"
   env_lines=$(step_load_env "$1")
   service=$(step_value "$1" service)
+  # The samplers first: their start (a container each) is not the load's.
+  for instance in $(haproxy_instances); do echo "t haproxy_conns backend_conns accept_queue cum_req at_ms" >"$1/${instance}-samples.txt"; done
+  start_samplers "$1" "$(now_ms)"
+  start_host_sampler "$1"
   start_tool "$1" "${env_lines}" || die "could not start the load generators (${service})"
 }
 
@@ -333,7 +363,6 @@ watch_load() {
   title="$(step_value "$1" index)/$(step_value "$1" total) $(step_value "$1" label)"
   hits_before=$(started_value "$1" hits_before)
   mapfile -t profiles < <(load_profile_args "$1")
-  for instance in $(haproxy_instances); do echo "t haproxy_conns backend_conns accept_queue cum_req at_ms" >"$1/${instance}-samples.txt"; done
   # What every second reads, found once: the containers and the load tool's
   # (the topology and HAProxy's probes: hold_topology, hold_probes). Found
   # on every pass, compose and docker calls cost 1.7 CPU-seconds a pass with
@@ -343,7 +372,6 @@ watch_load() {
   wait_tool_ended "$1" &
   waiter=$!
   LAB_CONTAINERS=$(lab_containers "${profiles[@]}")
-  start_samplers "$1" "$(now_ms)"
   while kill -0 "${waiter}" 2>/dev/null; do
     read -r conns hits <<<"$(progress_totals "$1")"
     [[ "${hits}" == - ]] || hits=$((hits - hits_before))
@@ -382,6 +410,10 @@ peak_snapshot() {
   shift
   container_allowance "${dir}/cpu-allowance.txt" "$@"
   container_memory "${dir}/memory-peak.txt" "$@"
+  # Which container is what, for host-sampler.txt's ids: the load tool's
+  # and the runner's probes are running now.
+  docker ps --no-trunc --format '{{.ID}}|{{.Names}}|{{.Label "com.docker.compose.service"}}|{{.Label "haproxy-lab.probe-of"}}' \
+    >"${dir}/containers.txt" 2>/dev/null || true
   kernel_memory "${dir}/kernel-peak.env"
   for instance in $(haproxy_instances); do
     haproxy_cli "show info" "${instance}" >"${dir}/${instance}-info-peak.txt" 2>/dev/null || true

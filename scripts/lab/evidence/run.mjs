@@ -11,6 +11,8 @@ import { readJson, readText } from './files.mjs';
 import { firstAndLast, loadRates, parseCpuReadings, parseThrottleReadings, steadyWindow, stepCpu, throttledShares } from './cpu.mjs';
 import { parseAllowance, saturationOf } from './saturation.mjs';
 import { rampWindow } from './holder.mjs';
+import { breakdownOf, parseContainers, parseHostSampler } from './breakdown.mjs';
+import { readFloors } from './floors.mjs';
 import { DEFAULT_TOOL, LOAD_TOOLS } from '../core/loadtools.mjs';
 import {
   cell, parseActivity, parseAlerts, parseCpu, parseInfo, parseMemory, parseNetstat, parseSamples, parseSs, parseStat, parseTerminations,
@@ -28,7 +30,7 @@ export function readRun(dir) {
   const steps = (plan.steps ?? []).map((step) => ({ ...step, ...readStep(path.join(dir, step.dir), step, topology) }));
   // The machine's sign times (scripts/scenario.sh tls_floor), when the run read them.
   const floorText = readText(path.join(dir, 'tls-floor.env'));
-  return { plan, topology, steps, incomplete, floor: floorText === null ? null : parseEnv(floorText) };
+  return { plan, topology, steps, incomplete, floor: floorText === null ? null : parseEnv(floorText), connectionFloors: readFloors(dir) };
 }
 
 // A step that names no tool ran the default one (hand-written plans).
@@ -123,6 +125,10 @@ function readHaproxySide(stepDir, topology) {
     kernelBefore: parseKernel(file('kernel-before.env')),
     kernelPeak: parseKernel(file('kernel-peak.env')),
     notes: (file('notes.txt') ?? '').split('\n').filter(Boolean),
+    // The Docker host's CPU each second and which container is what
+    // (a holder's step: scripts/probes/host-cpu.mjs).
+    hostCpu: parseHostSampler(file('host-sampler.txt')),
+    containerMap: parseContainers(file('containers.txt')),
     step: readOutcome(stepDir),
     // The second method after the step (scripts/lib/step-load.sh second_method).
     check: readCheck(path.join(stepDir, 'check')),
@@ -244,9 +250,25 @@ function measureStep(step, tool, evidence) {
       toolService, offered: Number(step.load?.env?.RATE), load, haproxy: counters,
     }),
     ...(evidence.check ? secondMethod(evidence.check, allowanceOf(evidence), underLoad.haproxy_us_per_req_load) : {}),
+    ...breakdownColumns(breakdownOf({
+      host: evidence.hostCpu, containers: evidence.containerMap, merged: tool.merged,
+      services: { haproxy: new Set(servicesOf(evidence.topology, 'haproxy')), backends: new Set(servicesOf(evidence.topology, 'backend')), load: new Set([toolService]) },
+    })),
     memory: evidence.memPeak ? Object.fromEntries(Object.keys(evidence.memPeak).sort()
       .map((name) => [name, { before: evidence.memBefore?.[name] ?? null, peak: evidence.memPeak[name] }])) : null,
     ...perInstance(evidence),
+  };
+}
+
+// A holder step's breakdown (evidence/breakdown.mjs) and its figures for
+// the table: µs of CPU per connection opened, HAProxy's and the machine's.
+function breakdownColumns(b) {
+  if (!b) return {};
+  return {
+    cpu_breakdown: b,
+    haproxy_us_per_conn: b.ramp?.us.haproxy ?? null,
+    machine_us_per_conn: b.ramp?.machine_us ?? null,
+    drain_rate: b.drain?.rate ?? null,
   };
 }
 

@@ -34,6 +34,8 @@ export function runEnv(plan, preflight) {
       ['sized_services', Object.values(LOAD_TOOLS).filter((t) => t.sized).map((t) => t.service).join(' ')],
       // The machine's sign times, for a sign_floor reading (scripts/scenario.sh tls_floor).
       ['tls_floor', (plan.readings ?? []).some((r) => r.kind === 'sign_floor') ? 'needed' : 'none'],
+      // The floors of a connection, for a breakdown reading (scripts/lib/floors.sh).
+      ['connection_floors', (plan.readings ?? []).some((r) => r.kind === 'breakdown') ? 'needed' : 'none'],
       // --versus: the second HAProxy image, which the runner makes sure is here.
       ['versus', plan.options?.versus ?? ''],
     ],

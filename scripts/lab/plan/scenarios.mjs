@@ -22,7 +22,7 @@ const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
 export const SCENARIO_KEYS = [
   'description', 'source', 'notes', 'x', 'columns', 'chart', 'readings', 'littles_law', 'ratio_to', 'comparisons',
   'backends', 'load', 'quick', 'article', 'compose_env', 'model', 'repeat', 'connections', 'cpu_idle', 'tls', 'curves',
-  'client_cores_per_core', 'steps',
+  'client_cores_per_core', 'haproxy', 'steps',
 ];
 export const STEP_KEYS = [
   'id', 'label', 'x', 'fraction', 'haproxy', 'backends', 'compose_env', 'load', 'quick', 'article', 'model',
@@ -52,7 +52,7 @@ export const LITTLES_LAW_KEYS = ['service_seconds', 'clients'];
 export const READING_KINDS = {
   tipping_point: ['metric', 'factor', 'article', 'curve'], memory: [], syn_timing: [], sign_floor: ['step', 'floor', 'label'],
   saturation: [], capacity: ['curve', 'tolerance_pct', 'metric', 'factor'], curve_ratio: ['a', 'b', 'article', 'label'],
-  per_core: ['reference', 'published'], core_scaling: ['curve', 'article'], versus: ['metric'],
+  per_core: ['reference', 'published'], core_scaling: ['curve', 'article'], versus: ['metric'], breakdown: ['haproxy_within'],
 };
 // backends: the services HAProxy's server templates resolve (topology.txt),
 // each up to the replicas its template has slots for.
@@ -409,6 +409,11 @@ function checkSteps(root, file, s) {
 // curve sets (haproxy settings, compose_env, load) under its own, so every
 // later check and the plan see whole steps.
 function expandCurves(s, file) {
+  // The scenario's own HAProxy settings go under every step's and curve's.
+  if (s.haproxy !== undefined) {
+    checkHaproxy(s.haproxy, file, 'haproxy');
+    s.steps = (s.steps ?? []).map((step) => (isObject(step) ? { ...step, haproxy: mergeSettings(s.haproxy, step.haproxy ?? {}) } : step));
+  }
   checkKeys(s.curves, Object.keys(s.curves ?? {}), file, 'curves');
   for (const [name, curve] of Object.entries(s.curves ?? {})) {
     check(ID.test(name), file, `curve "${name}" must be lowercase letters, digits and dashes`);

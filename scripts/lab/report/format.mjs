@@ -189,8 +189,15 @@ function stepDetails(row, configs) {
 function readingsMarkdown(report) {
   const sections = report.readingSections
     ?? (report.readings?.length ? [{ title: 'Readings', lines: report.readings }] : []);
-  return sections.filter((s) => s.lines.length)
-    .flatMap((s) => [`## ${s.title}`, '', ...s.lines.map((line) => `- ${line}`), '']);
+  return sections.filter((s) => s.lines.length || s.table)
+    .flatMap((s) => [`## ${s.title}`, '', ...(s.table ? [...markdownTable(s.table), ''] : []), ...s.lines.map((line) => `- ${line}`), '']);
+}
+
+// markdownTable [HEADER, ...ROWS] (arrays of cells; the first column left,
+// the others right-aligned) → its lines.
+function markdownTable([header, ...rows]) {
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)];
 }
 
 // The top of report.md: title, source, command, versions, incomplete.

@@ -2,6 +2,7 @@
 // step's verdicts (plan.json "littles_law" and "readings": [{kind, ...}]).
 // Each one has its title (its heading in report.md) and lines of text; the
 // tipping point also gives a number and can fail the run.
+import { PARTS } from '../evidence/breakdown.mjs';
 import { formatValue, metricLabel, scalar } from '../core/metrics.mjs';
 import { cell } from '../evidence/parsers.mjs';
 import { formatWaits } from './format.mjs';
@@ -359,6 +360,99 @@ function versusReading({ metric = 'haproxy_us_per_req' }, rows) {
   return { lines: [...builds, ...lines] };
 }
 
+// Where a connection's CPU goes (a holder's steps: evidence/breakdown.mjs),
+// each part per connection opened (ramp), held (µs per second of hold) and
+// closed (ramp-down), against the floors the run measured (evidence/floors.mjs).
+// Judged: HAProxy's µs per connection opened on the last level within
+// HAPROXY_WITHIN × its own floor, when that level's ramp lasted long enough.
+const MIN_JUDGED_RAMP_SECONDS = 10;
+const usText = (v) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v.toFixed(1)) : '-');
+
+function breakdownReading({ haproxy_within: within = 5 }, rows, run = {}) {
+  const floors = run.connectionFloors ?? null;
+  const ran = rows.filter((r) => r.measured?.cpu_breakdown);
+  if (ran.length === 0) return { lines: ['not measured: no step has the host sampler\'s CPU (host-sampler.txt; not sampled on a Swarm)'] };
+  const floorOf = { haproxy: floors?.haproxy?.close_us, load: floors?.node?.connect_us, backends: floors?.node?.accept_us };
+  const verdict = haproxyAgainstFloor(ran, floorOf, within);
+  return {
+    ok: verdict.ok,
+    table: breakdownTable(ran, floorOf),
+    lines: [floorsLine(floors), ...paceLines(ran), ...grewLines(ran), ...perProcessLines(ran, floorOf), verdict.line],
+  };
+}
+
+function breakdownTable(ran, floorOf) {
+  const times = (v, part) => (Number.isFinite(v) && floorOf[part] > 0 ? ` (${(v / floorOf[part]).toFixed(1)}×)` : '');
+  const header = ['part'];
+  for (const r of ran) header.push(`${r.label}: µs per conn opened`, 'µs per conn held, per s', 'µs per conn closed');
+  const table = [header];
+  const row = (name, f) => table.push([name, ...ran.flatMap((r) => ['ramp', 'hold', 'drain'].map((w) => f(r.measured.cpu_breakdown[w], w)))]);
+  for (const [part, name] of PARTS) {
+    const floorNote = Number.isFinite(floorOf[part]) ? ` (floor ${usText(floorOf[part])})` : '';
+    row(`${name}${floorNote}`, (w, k) => (w ? `${usText(w.us[part])}${k === 'ramp' ? times(w.us[part], part) : ''}` : '-'));
+  }
+  row('the whole machine (/proc/stat)', (w) => (w ? usText(w.machine_us) : '-'));
+  row('of it, the kernel: system + softirq, cores', (w) => (w?.kernel_cores ? `${(w.kernel_cores.system ?? 0).toFixed(2)} + ${(w.kernel_cores.softirq ?? 0).toFixed(2)}` : '-'));
+  row('the whole machine, cores', (w) => (w ? w.machine_cores.toFixed(2) : '-'));
+  row('connections/s (ramp, ramp-down) or held', (w, k) => (w ? (k === 'hold' ? String(w.connections) : `${w.rate.toFixed(0)}${w.asked_rate ? ` of ${w.asked_rate.toFixed(0)} asked` : ''}`) : '-'));
+  row('HAProxy processes: cores each, least–most', (w) => (w?.haproxy_process_cores ? `${w.haproxy_processes}: ${w.haproxy_process_cores.min.toFixed(3)}–${w.haproxy_process_cores.max.toFixed(3)}` : '-'));
+  return table;
+}
+
+function floorsLine(floors) {
+  if (!floors) return 'floors: not measured in this run (floors/)';
+  const h = floors.haproxy, n = floors.node;
+  const haproxy = h ? `HAProxy ${usText(h.close_us)} µs per request on a new connection, answered by itself on a core of its own (${h.image}, ${h.requests} requests by h2load${Number.isFinite(h.rate) ? ` at ${h.rate.toFixed(0)}/s, HAProxy ${h.busy_pct.toFixed(0)}% busy` : ''})` : 'HAProxy not measured';
+  const node = n ? `a bare Node client ${usText(n.connect_us)} µs per connection opened and held (${usText(n.connect_system_us)} of it in the kernel), a bare Node server ${usText(n.accept_us)} µs per connection accepted and held (${usText(n.accept_system_us)} in the kernel), ${n.connections} connections at ${n.rate?.toFixed(0)}/s` : 'the Node pair not measured';
+  return `floors, measured in this run before its levels (scripts/lib/floors.sh): ${haproxy}; ${node}`;
+}
+
+// What set each level's ramp pace: what saturated, with the parts that cost
+// the most per connection, or the schedule when it was kept.
+function paceLines(ran) {
+  return ran.filter((r) => r.measured.cpu_breakdown.ramp).map((r) => {
+    const b = r.measured.cpu_breakdown.ramp;
+    const sat = r.measured.saturation?.saturated ?? [];
+    const most = PARTS.filter(([k]) => k !== 'rest').sort(([x], [y]) => b.us[y] - b.us[x]).slice(0, 2)
+      .map(([k, name]) => `${name} ${usText(b.us[k])} µs`).join(', ');
+    const setBy = sat.length ? `${sat.join(', ')} (saturated); the most per connection: ${most}`
+      : b.asked_rate && b.rate >= 0.9 * b.asked_rate ? 'the schedule asked for (RAMP_UP): nothing saturated'
+        : `nothing saturated: the machine ${b.machine_cores.toFixed(2)} cores busy`;
+    return `${r.label}: ramp ${b.rate.toFixed(0)} connections/s, set by ${setBy}`;
+  });
+}
+
+// What grows with the connections held: a part whose cores in the hold grew
+// by half or more from the first level to the last.
+function grewLines(ran) {
+  const holds = ran.map((r) => r.measured.cpu_breakdown.hold).filter(Boolean);
+  if (holds.length < 2) return [];
+  const [a, z] = [holds[0], holds.at(-1)];
+  const grew = PARTS.filter(([k]) => z.cores[k] > 0.01 && z.cores[k] >= 1.5 * a.cores[k])
+    .map(([k, name]) => `${name} ${a.cores[k].toFixed(3)} → ${z.cores[k].toFixed(3)} cores`);
+  return [`held ${a.connections.toLocaleString('en-US')} → ${z.connections.toLocaleString('en-US')}, what grew with them in the hold: ${grew.join('; ') || 'nothing by half or more'}`];
+}
+
+// The article's nbproc was for CPU as much as for open files: what one
+// process can take on this box, and what each process costs idle.
+function perProcessLines(ran, floorOf) {
+  const hold = ran.at(-1).measured.cpu_breakdown.hold;
+  if (!(floorOf.haproxy > 0) && !hold) return [];
+  const perCore = floorOf.haproxy > 0 ? `one HAProxy process takes at most about ${Math.round(1e6 / floorOf.haproxy).toLocaleString('en-US')} new connections/s on a core of this box (1 ÷ its floor)` : 'no HAProxy floor measured';
+  const idle = hold?.haproxy_processes > 0 ? `; holding ${hold.connections.toLocaleString('en-US')} connections at ${ran.at(-1).label}, its ${hold.haproxy_processes} processes used ${hold.cores.haproxy.toFixed(3)} cores together, ${((hold.cores.haproxy / hold.haproxy_processes) * 1000).toFixed(1)} thousandths of a core each (checks, DNS, the runner's readings)` : '';
+  return [`CPU per process: ${perCore}${idle}`];
+}
+
+function haproxyAgainstFloor(ran, floorOf, within) {
+  const top = ran.at(-1).measured.cpu_breakdown.ramp;
+  if (!top || top.seconds < MIN_JUDGED_RAMP_SECONDS) {
+    return { ok: true, line: `HAProxy per connection opened against its floor: not judged, the last level's ramp ${top ? `lasted ${top.seconds.toFixed(1)} s` : 'left no window'} (a ramp of at least ${MIN_JUDGED_RAMP_SECONDS} s is judged: a few samples at a low rate say little)` };
+  }
+  if (!(floorOf.haproxy > 0)) return { ok: false, line: 'HAProxy per connection opened against its floor: no floor measured (floors/): FAIL' };
+  const x = top.us.haproxy / floorOf.haproxy;
+  return { ok: x <= within, line: `HAProxy per connection opened at ${ran.at(-1).label}: ${usText(top.us.haproxy)} µs, ${x.toFixed(1)}× its floor (want ≤ ${within}×): ${x <= within ? 'pass' : 'FAIL'}` };
+}
+
 // kind → its title and how to read it.
 export const READINGS = {
   tipping_point: { title: 'Tipping point', read: tippingPoint },
@@ -371,6 +465,7 @@ export const READINGS = {
   per_core: { title: 'Per core, beside the reference', read: perCoreReading },
   core_scaling: { title: 'Requests/s against cores', read: coreScalingReading },
   versus: { title: 'Two HAProxy images', read: versusReading },
+  breakdown: { title: 'Where a connection\'s CPU goes', read: breakdownReading },
 };
 
 // readingsOf PLAN ROWS [RUN] → [{kind, title, lines, ok?, tipping?}]: Little's law

@@ -52,6 +52,7 @@ export function buildReport(run) {
     comparisons: [],
   };
   report.comparisons = (plan.comparisons ?? []).map((c) => compare(c, byId, report));
+  if (run.connectionFloors) report.floors = run.connectionFloors;
   addReadings(report, readingsOf(plan, rows, run), plan.chart ?? null);
   return report;
 }
@@ -80,7 +81,7 @@ function addReadings(report, sections, chart) {
     if (s.tipping) report.tipping_point = s.tipping;
     if (s.ok === false && !report.incomplete) report.ok = false;
   }
-  Object.defineProperty(report, 'readingSections', { value: sections.map(({ title, lines }) => ({ title, lines })) });
+  Object.defineProperty(report, 'readingSections', { value: sections.map(({ title, lines, table }) => ({ title, lines, table })) });
 }
 
 // The configs plan steps point to, keyed by step dir (when the caller gives none).

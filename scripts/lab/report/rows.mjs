@@ -58,6 +58,7 @@ export function aggregate(steps) {
   row.measured.client_sysctl = ran[0].measured.client_sysctl ?? null;
   row.measured.notes = ran[0].measured.notes ?? [];
   row.measured.saturation = ran[0].measured.saturation ?? null;
+  row.measured.cpu_breakdown = ran[0].measured.cpu_breakdown ?? null;
   // Each HAProxy instance's own figures (only with several): the first run's.
   if (ran[0].measured.instances) row.measured.instances = ran[0].measured.instances;
   return row;

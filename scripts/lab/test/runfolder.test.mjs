@@ -19,7 +19,7 @@ test('a k6 step: named values, the load environment with the runner\'s variables
   const out = path.join(tmp(), 'results/backend-timeout/20260101T000000Z');
   writeRunFolder(out, plan, 'none');
   const run = parseEnv(fs.readFileSync(path.join(out, 'run.env'), 'utf8'));
-  assert.deepEqual(run, { scenario: 'backend-timeout', steps: '2', preflight: 'none', load_services: 'loadgen holder vegeta h2load', load_profiles: 'load hold attack bench', sized_services: 'holder', tls_floor: 'none', versus: '' });
+  assert.deepEqual(run, { scenario: 'backend-timeout', steps: '2', preflight: 'none', load_services: 'loadgen holder vegeta h2load', load_profiles: 'load hold attack bench', sized_services: 'holder', tls_floor: 'none', connection_floors: 'none', versus: '' });
   const step = parseEnv(fs.readFileSync(path.join(out, plan.steps[0].dir, 'step.env'), 'utf8'));
   assert.equal(step.id, 'backend-timeout-2s');
   assert.equal(step.service, 'loadgen', 'k6 runs as the loadgen service');

@@ -148,7 +148,7 @@ test('other refusals name what was expected and what was found', () => {
     [(s) => { s.columns.push('hits'); }, /columns: unknown metric "hits" \(metrics: requests, /],
     [(s) => { s.steps[0].article = { env: { VUS: 5 } }; }, /step maxconn-10: "article" needs a top-level "article"/],
     [(s) => { s.backends = { 'backend-fast': 11 }; }, /backends backend-fast: expected a whole number from 1 to 10, found number 11$/],
-    [(s) => { s.readings = [{ kind: 'tipping' }]; }, /readings\[0\]: expected \{"kind": one of tipping_point, memory, syn_timing, sign_floor, saturation, capacity, curve_ratio, per_core, core_scaling, versus\}/],
+    [(s) => { s.readings = [{ kind: 'tipping' }]; }, /readings\[0\]: expected \{"kind": one of tipping_point, memory, syn_timing, sign_floor, saturation, capacity, curve_ratio, per_core, core_scaling, versus, breakdown\}/],
     [(s) => { s.load.env.VUS = { n: 1 }; }, /load: VUS "\[object Object\]" must be one word$/],
   ];
   for (const [change, expected] of cases) assert.match(refusal('bad', change), expected);

@@ -126,8 +126,10 @@ test('connection levels: sized replicas and HAProxy settings, more holder replic
   assert.equal(plan.steps[2].load.env.HOLDER_REPLICAS, '2');
   assert.equal(plan.steps[2].load.env.CONNECTIONS, '9900');
   assert.equal(plan.steps[2].load.tool, 'holder');
-  assert.equal(plan.steps[2].load.seconds, 30 + 60 + 15);
-  assert.equal(plan.steps[2].load.sample_at, 30 + 30);
+  // No sized ramp here (no ramp given): the scenario's RAMP_UP, HOLD and RAMP_DOWN.
+  const env = Object.fromEntries(Object.entries(conn.load.env).map(([k, v]) => [k, Number(v)]));
+  assert.equal(plan.steps[2].load.seconds, env.RAMP_UP + env.HOLD + env.RAMP_DOWN);
+  assert.equal(plan.steps[2].load.sample_at, env.RAMP_UP + env.HOLD / 2);
   assert.equal(plan.steps[2].haproxy.global.maxconn, '9950');
   const cfg = renderConfig(baseline, plan.steps[2].haproxy, 'connections/level-100pct');
   assert.match(cfg, /\n    maxconn 9950\n/);

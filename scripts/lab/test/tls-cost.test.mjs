@@ -112,17 +112,17 @@ describe('connections --tls', () => {
   test('a TLS twin opens at the scenario\'s TLS ramp: its own RAMP_UP and HAProxy timeouts', () => {
     assert.equal(s.tls.ramp_per_second, 150);
     const limits = { holder_nofile: 20000, backend_nofile: 20000, haproxy_nofile: 20000, port_range: [32768, 60999] };
-    const ramp = { seconds: 30, down: 15, perSecond: 2000, downPerSecond: 1000 };
+    const ramp = { seconds: 2, down: 2, perSecond: 5000, downPerSecond: 1000 };
     const plain = sizeLevels(60000, [1], limits, 120, undefined, ramp);
     const tls = sizeLevels(60000, [1], limits, 120, undefined, { ...ramp, perSecond: s.tls.ramp_per_second });
     const plan = buildPlan(s, 'connections', { ...parseOptions(['--tls'], s), sizes: [plain[0], plain[0], plain[0]], tlsSizes: [tls[0], tls[0], tls[0]] });
     const [p, t] = plan.steps.slice(4);
-    assert.deepEqual([p.id, p.load.env.RAMP_UP, t.id, t.load.env.RAMP_UP], ['level-100pct', '30', 'level-100pct-tls', '400']);
+    assert.deepEqual([p.id, p.load.env.RAMP_UP, t.id, t.load.env.RAMP_UP], ['level-100pct', '12', 'level-100pct-tls', '400']);
     assert.equal(t.load.env.CONNECTIONS, p.load.env.CONNECTIONS);
     const client = (step) => parseInt(step.haproxy.defaults['timeout client'], 10);
-    assert.equal(client(t) - client(p), 370, 'the TLS twin\'s timeouts cover its 370 s longer ramp');
+    assert.equal(client(t) - client(p), 388, 'the TLS twin\'s timeouts cover its 388 s longer ramp');
     const untouched = buildPlan(s, 'connections', { ...parseOptions(['--tls'], s), sizes: [plain[0], plain[0], plain[0]] });
-    assert.equal(untouched.steps[5].load.env.RAMP_UP, '30', 'without tlsSizes the twin keeps the level\'s sizing');
+    assert.equal(untouched.steps[5].load.env.RAMP_UP, '12', 'without tlsSizes the twin keeps the level\'s sizing');
   });
 
   test('the preflight sizes TLS levels with TLS\'s bytes per connection', () => {
