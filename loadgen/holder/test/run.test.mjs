@@ -66,23 +66,33 @@ test('200 connections held through ramp-up, hold and ramp-down, all ok', async (
 // Pacing: the raw server plays HAProxy with a queue. It sends a connection's
 // headers only once released; the holder may have MAX_UNCONFIRMED waiting,
 // or as many as were released in its last second when that is more.
-test('paced: at most the window waits for its headers, ends move RAMP_SLACK later, the hold starts when all are in', async (t) => {
+// queuedServer T PER_TICK TICK_MS: the raw server with its queue, releasing
+// PER_TICK connections (their headers, then the body at their ?until=) every
+// TICK_MS. → {port, seen: {most, firstSecond}}: the most ever waiting, and in the first second.
+async function queuedServer(t, perTick, tickMs) {
   const waiting = [];
-  let mostWaiting = 0;
+  const started = Date.now();
+  const seen = { most: 0, firstSecond: 0 };
   const port = await rawServer(t, (sock, request) => {
     waiting.push({ sock, until: +/until=([0-9]+)/.exec(request)[1] });
-    mostWaiting = Math.max(mostWaiting, waiting.length);
+    seen.most = Math.max(seen.most, waiting.length);
+    if (Date.now() - started < 900) seen.firstSecond = Math.max(seen.firstSecond, waiting.length);
   });
-  // Release two a tick: 20 connections take about a second to get in.
   const releaser = setInterval(() => {
-    for (const w of waiting.splice(0, 2)) {
+    for (const w of waiting.splice(0, perTick)) {
       w.sock.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n');
       setTimeout(() => w.sock.end('ok'), Math.max(0, w.until - Date.now()));
     }
-  }, 100);
+  }, tickMs);
   t.after(() => clearInterval(releaser));
+  return { port, seen };
+}
+
+test('paced: at most the window waits for its headers, ends move RAMP_SLACK later, the hold starts when all are in', async (t) => {
+  // Release two a tick: 20 connections take about a second to get in.
+  const { port, seen } = await queuedServer(t, 2, 100);
   const s = await runHolder(config(port, { CONNECTIONS: '20', HOLD: '2', RAMP_SLACK: '2', MAX_UNCONFIRMED: '3', HOLD_PATH: '/slow?early=1' }), quiet);
-  assert.ok(mostWaiting <= s.window_peak, `at most the window (${s.window_peak} at its largest) waiting for their headers at once: found ${mostWaiting}`);
+  assert.ok(seen.most <= s.window_peak, `at most the window (${s.window_peak} at its largest) waiting for their headers at once: found ${seen.most}`);
   assert.ok(s.window_peak >= 3 && s.window_peak <= 20, `window: expected from MAX_UNCONFIRMED 3 to the 20 connections, found ${s.window_peak}`);
   assert.deepEqual([s.planned, s.ok, s.failed, s.confirmed, s.max_unconfirmed, s.ramp_slack], [20, 20, 0, 20, 3, 2]);
   assert.ok(s.ramp_done_s >= 0.7 && s.ramp_done_s < 2.5, `ramp done: expected about 1 s (20 released 2 per 100 ms), found ${s.ramp_done_s} s`);
@@ -92,27 +102,13 @@ test('paced: at most the window waits for its headers, ends move RAMP_SLACK late
 });
 
 test('paced: the window grows to what the path answered in the last second, so the ramp keeps its pace', async (t) => {
-  const waiting = [];
-  let mostWaiting = 0, firstSecondMost = 0;
-  const started = Date.now();
-  const port = await rawServer(t, (sock, request) => {
-    waiting.push({ sock, until: +/until=([0-9]+)/.exec(request)[1] });
-    mostWaiting = Math.max(mostWaiting, waiting.length);
-    if (Date.now() - started < 900) firstSecondMost = Math.max(firstSecondMost, waiting.length);
-  });
   // Released 10 every 50 ms: the path takes 200 a second.
-  const releaser = setInterval(() => {
-    for (const w of waiting.splice(0, 10)) {
-      w.sock.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n');
-      setTimeout(() => w.sock.end('ok'), Math.max(0, w.until - Date.now()));
-    }
-  }, 50);
-  t.after(() => clearInterval(releaser));
+  const { port, seen } = await queuedServer(t, 10, 50);
   const s = await runHolder(config(port, { CONNECTIONS: '400', HOLD: '1', RAMP_SLACK: '4', MAX_UNCONFIRMED: '5', HOLD_PATH: '/slow?early=1' }), quiet);
   assert.deepEqual([s.ok, s.failed], [400, 0]);
-  assert.ok(firstSecondMost <= 5, `first second: at most MAX_UNCONFIRMED 5 waiting, found ${firstSecondMost}`);
+  assert.ok(seen.firstSecond <= 5, `first second: at most MAX_UNCONFIRMED 5 waiting, found ${seen.firstSecond}`);
   assert.ok(s.window_peak >= 50, `window: expected to grow towards the ~100 a second let through, found ${s.window_peak}`);
-  assert.ok(mostWaiting > 5 && mostWaiting <= s.window_peak, `waiting at once: expected above 5 and at most the window ${s.window_peak}, found ${mostWaiting}`);
+  assert.ok(seen.most > 5 && seen.most <= s.window_peak, `waiting at once: expected above 5 and at most the window ${s.window_peak}, found ${seen.most}`);
 });
 
 test('paced, and HAProxy far too slow: a connection whose planned end came before it could open is not opened (ramp_behind)', async (t) => {
