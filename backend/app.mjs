@@ -238,8 +238,10 @@ function fastSlow(state, socket, chunk) {
   };
   const gone = () => finish(false);
   socket.once('close', gone);
-  socket.write(`HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nCache-Control: no-store\r\nX-Replica: ${state.cfg.replica}\r\n` +
-    `Content-Length: ${SLOW_LENGTH}\r\nDate: ${new Date().toUTCString()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(state.cfg.keepAliveTimeoutMs / 1000)}\r\n\r\n`);
+  // The lab's headers (responseHeaders), then what Node's HTTP server adds to a kept-alive answer.
+  const fields = Object.entries(responseHeaders(state, { 'Content-Length': SLOW_LENGTH })).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  socket.write(`HTTP/1.1 200 OK\r\n${fields}Date: ${new Date().toUTCString()}\r\nConnection: keep-alive\r\n` +
+    `Keep-Alive: timeout=${Math.floor(state.cfg.keepAliveTimeoutMs / 1000)}\r\n\r\n`);
   timer = setTimeout(() => {
     if (socket.destroyed) return;
     socket.write(SLOW_BODY);

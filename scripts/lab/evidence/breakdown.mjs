@@ -142,7 +142,7 @@ export function breakdownOf({ host, containers, services, merged }) {
       machine_us: us(c.machine),
       kernel_cores: c.kernel,
       haproxy_processes: c.processes.length,
-      haproxy_process_cores: c.processes.length ? { min: Math.min(...c.processes), max: Math.max(...c.processes), sum: c.processes.reduce((t, x) => t + x, 0) } : null,
+      haproxy_process_cores: c.processes.length ? { min: Math.min(...c.processes), max: Math.max(...c.processes) } : null,
       all_known: c.all_known,
     };
   }
