@@ -120,10 +120,26 @@ function label(value) {
   return String(value).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
+// Each container's inspect, read again after INSPECT_TTL_MS: only its
+// HostConfig is used, which changes only with docker update, and reading it
+// on every scrape doubled the exporter's calls to the engine (dozens of
+// containers in a large connections run).
+const INSPECT_TTL_MS = 60000;
+const inspects = new Map(); // container id -> { at, inspect }
+
+function inspectOf(id, now, orNull) {
+  const kept = inspects.get(id);
+  if (kept && now - kept.at < INSPECT_TTL_MS) return Promise.resolve(kept.inspect);
+  return orNull(`/containers/${id}/json`).then((inspect) => {
+    if (inspect) inspects.set(id, { at: now, inspect });
+    return inspect;
+  });
+}
+
 // A container's stats and inspect, each null when the container is gone.
-function readContainer(c) {
+function readContainer(c, now) {
   const orNull = (path) => docker(path).catch(() => null);
-  return Promise.all([orNull(`/containers/${c.Id}/stats?stream=false&one-shot=true`), orNull(`/containers/${c.Id}/json`)])
+  return Promise.all([orNull(`/containers/${c.Id}/stats?stream=false&one-shot=true`), inspectOf(c.Id, now, orNull)])
     .then(([stats, inspect]) => ({ c, stats, inspect }));
 }
 
@@ -149,7 +165,9 @@ export async function metrics() {
   const [key, value] = await ownProject();
   const filters = encodeURIComponent(JSON.stringify({ label: [`${key}=${value}`] }));
   const containers = await docker(`/containers/json?filters=${filters}`);
-  const all = await Promise.all(containers.map((c) => readContainer(c).then(samples)));
+  const now = Date.now();
+  for (const id of inspects.keys()) if (!containers.some((c) => c.Id === id)) inspects.delete(id);
+  const all = await Promise.all(containers.map((c) => readContainer(c, now).then(samples)));
   // Each family's lines together, after its HELP and TYPE.
   const lines = FAMILIES.flatMap(([family, type, help]) => [
     `# HELP ${family} ${help}`,

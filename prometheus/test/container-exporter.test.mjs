@@ -58,6 +58,8 @@ const STATS = {
   b: { memory_stats: { usage: 500 }, cpu_stats: { cpu_usage: { total_usage: 1e9 } } },
 };
 
+const inspected = []; // the ids /containers/ID/json was asked for, in order
+
 function engine(req, res) {
   const send = (body) => (body === undefined ? ((res.statusCode = 404), res.end('{}')) : res.end(JSON.stringify(body)));
   const url = new URL(req.url, 'http://docker');
@@ -66,6 +68,7 @@ function engine(req, res) {
   if (url.pathname === '/containers/json') return send(Object.keys(CONTAINERS).map((Id) => ({ Id, ...CONTAINERS[Id] })));
   if (kind === 'containers' && what === 'stats') return send(STATS[id]);
   if (kind === 'containers' && what === 'json') {
+    inspected.push(id);
     if (id === 'gone') return send(undefined);
     return send(CONTAINERS[id] ?? { Config: { Labels: { 'com.docker.compose.project': 'lab' } } });
   }
@@ -94,6 +97,13 @@ test('a scrape: each family grouped under its HELP and TYPE, a removed container
     `container_cpu_allowance_cores{${b}} 4`,
   ]);
   assert.match(text, /^# HELP container_cpu_allowance_cores CPU the container may use, in cores/m);
+
+  // The next scrape reads each container's stats again, its inspect not
+  // (kept a minute), but asks again for the one that had none.
+  inspected.length = 0;
+  assert.equal(await metrics(), text);
+  assert.deepEqual(inspected.filter((id) => id in CONTAINERS), ['gone'],
+    `expected only the inspect-less container inspected again, found ${JSON.stringify(inspected)}`);
 });
 
 // On a Swarm (scripts/swarm.sh deploy) a task's container has no compose

@@ -284,3 +284,22 @@ test('TARGET https://: each connection a TLS one, verified with the CA, held lik
   assert.deepEqual([s.target, s.ok, s.failed, s.failures], [`https://localhost:${front.address().port}`, 20, 0, {}]);
   assert.equal(handshakes, 20, 'TLS handshakes the server saw');
 });
+
+// Every replica ticks on the clock's 100 ms boundaries, so replicas started
+// apart still open their connections together. Started 50 ms past a
+// boundary, a holder ticking on its own phase would open each connection
+// about 50 ms past one.
+test('connections open on the clock\'s 100 ms boundaries, whenever the holder starts', async (t) => {
+  const phases = [];
+  const port = await rawServer(t, (s) => {
+    phases.push(Date.now() % 100);
+    s.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n');
+  });
+  await delay(150 - (Date.now() % 100)); // 50 ms past a boundary
+  await runHolder(config(port, { CONNECTIONS: '20', RAMP_UP: '1', MAX_UNCONFIRMED: '0' }), quiet);
+  assert.equal(phases.length, 20);
+  // A request arrives within a few ms of its tick; 45 ms, and a quarter of
+  // them later (the first tick is at the start), leave room for a busy machine.
+  const late = phases.filter((p) => p >= 45);
+  assert.ok(late.length <= 5, `expected most requests within 45 ms after a 100 ms boundary, found their phases ${JSON.stringify(phases)}`);
+});
