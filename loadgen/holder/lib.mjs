@@ -72,6 +72,8 @@ export function loadConfig(env = process.env) {
     // later, so a ramp that took that much longer still has its hold.
     maxUnconfirmed: int(env, 'MAX_UNCONFIRMED', 0, 0, MAX_CONNECTIONS), rampSlack: seconds(env, 'RAMP_SLACK', 0),
     connectTimeout: seconds(env, 'CONNECT_TIMEOUT', 10, true), grace: seconds(env, 'GRACE', 15),
+    // How often the schedule is read (scheduleTick).
+    tickMs: int(env, 'TICK_MS', 100, 10, 1000),
     testid, summaryDir, resultsRoot: env.RESULTS_ROOT || '/results',
   };
 }
@@ -222,21 +224,21 @@ export function holdWindow(samples, from, to) {
 }
 
 const CONN = Symbol('conn');
-// How often the schedule is read: connections due open together, so their
-// connects and answers come back together too. Every replica ticks on the
-// same boundaries of the clock (each TICK_MS of Date.now()), so all their
+// How often the schedule is read (TICK_MS): connections due open together, so
+// their connects and answers come back together too. Every replica ticks on
+// the same boundaries of the clock (each TICK_MS of Date.now()), so all their
 // connections of a tick reach HAProxy and the backends at once: dozens of
 // replicas at a few dozen connections a second each, ticking apart, woke
 // every process in the path once or twice per connection, and a Node
 // process's wake-up costs more than the connection's own work.
-const TICK_MS = 100;
 
 // The next tick at the next boundary, until stop() clears run.timer.
 function scheduleTick(run) {
+  const { tickMs } = run.cfg;
   run.timer = setTimeout(() => {
     tick(run);
     if (run.timer) scheduleTick(run);
-  }, TICK_MS - (Date.now() % TICK_MS));
+  }, tickMs - (Date.now() % tickMs));
 }
 const READ_BUFFER = Buffer.alloc(65536); // every socket reads into this one buffer
 
@@ -279,6 +281,11 @@ function runState(cfg, address, { signal, log, warn }) {
 
 // When connection k's response should come, in ms after start.
 const plannedEnd = (run, k) => endAtMs(k, run.n, run.cfg.rampUp, run.cfg.hold, run.cfg.rampDown) + run.cfg.rampSlack * 1000;
+// When connection k's answer is asked for (?until=, ms since the epoch): its
+// planned end on the next tick boundary of the clock, so the answers of a
+// ramp-down, as the connects of a ramp-up, reach every process in the path
+// in batches, from every replica at once.
+const answerAt = (run, k) => Math.ceil((run.startedAt + plannedEnd(run, k)) / run.cfg.tickMs) * run.cfg.tickMs;
 
 function fail(run, reason, count = 1) {
   const { cfg, failures, warn } = run;
@@ -304,7 +311,7 @@ function finish(run, c, reason) { // reason null = ok
   if (c.connected) run.open--;
   if (reason === null) {
     run.ok++;
-    run.late[bucketOf(performance.now() - run.t0 - plannedEnd(run, c.k))]++;
+    run.late[bucketOf(performance.now() - run.t0 - (answerAt(run, c.k) - run.startedAt))]++;
   } else fail(run, reason);
   if (c.socket) c.socket[CONN] = null;
   c.socket?.destroy(); // we close once the response is complete
@@ -326,7 +333,7 @@ function socketListeners(run) {
     // The backend answers at the planned end, a time (ms since the epoch), not
     // a wait: a connection that then waits in HAProxy's accept queue keeps its
     // planned end (the request reaches the backend only once HAProxy accepts).
-    const until = Math.round(run.startedAt + plannedEnd(run, c.k));
+    const until = answerAt(run, c.k);
     this.write(`GET ${cfg.path}${cfg.path.includes('?') ? '&' : '?'}until=${until} HTTP/1.1\r\nHost: ${cfg.hostHeader}\r\n\r\n`);
   }
   function onData(nread, buf) {

@@ -9,6 +9,9 @@
 //   AT_MS cg CONTAINER_ID NS                                    every container's cgroup CPU time
 //   AT_MS proc COMM PID TICKS                                   Docker's daemons (with the children they reaped) and shims (their own)
 //   AT_MS haproxy CONTAINER_ID PID TICKS                        each HAProxy worker process of those containers
+//   AT_MS other COMM PID TICKS                                  every 10 s, each other process outside the containers
+//                                                               that has used CPU (with the children it reaped), kernel
+//                                                               threads too: what the breakdown's "the rest" is made of
 // The first line says the tick rate: "# ticks_per_second 100".
 // Ends when its stdin closes, or on SIGTERM.
 import fs from 'node:fs';
@@ -65,14 +68,22 @@ const commOf = (pid) => read(`/proc/${pid}/comm`)?.trim();
 
 let daemons = [], scanned = 0;
 const shims = new Set();
-function findDaemons() {
+// A process in a container: its cgroup path names the container (v1 /docker/ID, v2 docker-ID.scope).
+const inContainer = (pid) => /docker[-/][0-9a-f]{64}/.test(read(`/proc/${pid}/cgroup`) ?? '');
+// findDaemons AT: Docker's daemons and shims found again, and each other
+// process outside the containers that has used CPU written out.
+function findDaemons(at) {
   daemons = [];
   shims.clear();
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(pid)) continue;
     const comm = read(`/proc/${pid}/comm`)?.trim();
-    if (comm && DAEMONS.test(comm)) daemons.push(pid);
-    if (comm?.startsWith('containerd-shim')) shims.add(pid);
+    if (!comm) continue;
+    if (DAEMONS.test(comm)) daemons.push(pid);
+    if (comm.startsWith('containerd-shim')) shims.add(pid);
+    if (DAEMONS.test(comm) || inContainer(pid)) continue;
+    const p = procTicks(pid, true);
+    if (p && p[1] > 0) out.push(`${at} other ${p[0].replace(/\s/g, '_')} ${pid} ${p[1]}`);
   }
 }
 
@@ -82,7 +93,7 @@ function pass() {
   if (stat) out.push(`${at} stat ${stat[1].trim().split(/\s+/).slice(0, 8).join(' ')}`);
   for (const [id, ns] of containerCpu()) out.push(`${at} cg ${id} ${ns}`);
   // Shims come and go with containers: look for new ones every 10 passes.
-  if (scanned++ % 10 === 0) findDaemons();
+  if (scanned++ % 10 === 0) findDaemons(at);
   for (const pid of daemons) {
     // A shim reaps what runs in its container (an exec'd healthcheck), which
     // its container's cgroup already counts: its own time only.

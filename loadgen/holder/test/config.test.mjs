@@ -13,7 +13,7 @@ const rejects = (env, message) => assert.throws(() => loadConfig({ ...base, ...e
 test('defaults', () => {
   assert.deepEqual(loadConfig(base), {
     target: 'http://haproxy:8080', host: 'haproxy', port: 8080, hostHeader: 'haproxy:8080', tls: false, ca: '/certs/ca.crt', path: '/slow',
-    connections: 10, replicas: 1, index: 1, rampUp: 10, hold: 60, rampDown: 10, maxUnconfirmed: 0, rampSlack: 0, connectTimeout: 10, grace: 15,
+    connections: 10, replicas: 1, index: 1, rampUp: 10, hold: 60, rampDown: 10, maxUnconfirmed: 0, rampSlack: 0, connectTimeout: 10, grace: 15, tickMs: 100,
     testid: 'adhoc', summaryDir: '', resultsRoot: '/results',
   });
   // Empty means unset, as compose passes ${VAR:-}.
@@ -23,12 +23,12 @@ test('defaults', () => {
 test('good values', () => {
   const c = loadConfig({
     TARGET: 'http://10.0.0.5:80/', HOLD_PATH: '/slow?x=1', CONNECTIONS: '100000', HOLDER_REPLICAS: '4', HOLDER_INDEX: '4',
-    RAMP_UP: '0', HOLD: '1.5', RAMP_DOWN: '86400', CONNECT_TIMEOUT: '0.5', GRACE: '0', TESTID: 'conn-1 x', MAX_UNCONFIRMED: '250', RAMP_SLACK: '30',
+    RAMP_UP: '0', HOLD: '1.5', RAMP_DOWN: '86400', CONNECT_TIMEOUT: '0.5', GRACE: '0', TESTID: 'conn-1 x', MAX_UNCONFIRMED: '250', RAMP_SLACK: '30', TICK_MS: '500',
     LOADGEN_SUMMARY_DIR: 'run-1/step_2', RESULTS_ROOT: '/tmp/r',
   });
   assert.deepEqual(c, {
     target: 'http://10.0.0.5:80', host: '10.0.0.5', port: 80, hostHeader: '10.0.0.5:80', tls: false, ca: '/certs/ca.crt', path: '/slow?x=1',
-    connections: 100000, replicas: 4, index: 4, rampUp: 0, hold: 1.5, rampDown: 86400, maxUnconfirmed: 250, rampSlack: 30, connectTimeout: 0.5, grace: 0,
+    connections: 100000, replicas: 4, index: 4, rampUp: 0, hold: 1.5, rampDown: 86400, maxUnconfirmed: 250, rampSlack: 30, connectTimeout: 0.5, grace: 0, tickMs: 500,
     testid: 'conn-1 x', summaryDir: 'run-1/step_2', resultsRoot: '/tmp/r',
   });
   const v6 = loadConfig({ ...base, TARGET: 'http://[::1]:8080' });
@@ -55,6 +55,7 @@ test('bad values: one message naming the variable and the value', () => {
   rejects({ HOLDER_REPLICAS: '3', HOLDER_INDEX: '4' }, 'HOLDER_INDEX must be an integer from 1 to 3 (got "4")');
   rejects({ HOLDER_INDEX: '0' }, 'HOLDER_INDEX must be an integer from 1 to 1 (got "0")');
   rejects({ MAX_UNCONFIRMED: '-1' }, 'MAX_UNCONFIRMED must be an integer from 0 to 10000000 (got "-1")');
+  rejects({ TICK_MS: '5' }, 'TICK_MS must be an integer from 10 to 1000 (got "5")');
   for (const name of ['RAMP_UP', 'HOLD', 'RAMP_DOWN', 'GRACE', 'RAMP_SLACK']) {
     for (const v of ['-1', '1e3', 'abc', '.5', '86401']) rejects({ [name]: v }, `${name} must be a number of seconds from 0 up to 86400 (got ${JSON.stringify(v)})`);
   }

@@ -148,12 +148,14 @@ test('this replica opens only its share; requests are keep-alive GETs with ?unti
   assert.deepEqual([s.planned, s.ok, s.index, s.replicas], [2, 2, 2, 3]);
   const ms = requests.map((r) => {
     assert.match(r, /^GET \/slow\?a=b&until=[0-9]+ HTTP\/1\.1\r\nHost: 127\.0\.0\.1:[0-9]+\r\n\r\n$/);
-    return +/until=([0-9]+)/.exec(r)[1] - s.started_at_ms; // the planned end, after the start
+    const until = +/until=([0-9]+)/.exec(r)[1];
+    assert.equal(until % 100, 0, `until=${until}: expected on a TICK_MS (100 ms) boundary of the clock`);
+    return until - s.started_at_ms; // the planned end, after the start
   }).sort((a, b) => a - b);
   assert.equal(ms.length, 2);
-  // Its two end at HOLD and HOLD + RAMP_DOWN * 1/2, whenever they connected.
-  assert.ok(Math.abs(ms[0] - 1000) <= 2, `first ${ms[0]}`);
-  assert.ok(Math.abs(ms[1] - 1500) <= 2, `second ${ms[1]}`);
+  // Its two end at HOLD and HOLD + RAMP_DOWN * 1/2, whenever they connected, on the next tick boundary.
+  assert.ok(ms[0] >= 1000 && ms[0] < 1100, `first: expected from 1000 to 1099 ms after the start, found ${ms[0]}`);
+  assert.ok(ms[1] >= 1500 && ms[1] < 1600, `second: expected from 1500 to 1599 ms after the start, found ${ms[1]}`);
 });
 
 test('closed port: every connection fails with ECONNREFUSED', async () => {

@@ -69,7 +69,7 @@ export const LOAD_TOOLS = {
     profile: 'hold',
     replicas: 'HOLDER_REPLICAS',
     index: 'HOLDER_INDEX',
-    own: ['CONNECTIONS', 'CONNECT_TIMEOUT', 'HOLD_PATH', 'RAMP_UP', 'HOLD', 'RAMP_DOWN', 'GRACE', 'MAX_UNCONFIRMED', 'RAMP_SLACK'],
+    own: ['CONNECTIONS', 'CONNECT_TIMEOUT', 'HOLD_PATH', 'RAMP_UP', 'HOLD', 'RAMP_DOWN', 'GRACE', 'MAX_UNCONFIRMED', 'RAMP_SLACK', 'TICK_MS'],
     compose: ['HOLDER_MEMORY'],
     scripts: false,
     env: () => ({}),

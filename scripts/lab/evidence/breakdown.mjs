@@ -6,10 +6,11 @@
 import { rampWindow } from './holder.mjs';
 
 // parseHostSampler TEXT → {tick, stat: [{at, v}], cg: Map(id → [{at, ns}]),
-// proc: Map(pid → {comm, rs: [{at, ticks}]}), haproxy: Map(pid → {id, rs})} | null.
+// proc: Map(pid → {comm, rs: [{at, ticks}]}), haproxy: Map(pid → {id, rs}),
+// other: Map(pid → {comm, rs})} | null.
 export function parseHostSampler(text) {
   if (typeof text !== 'string' || !text.trim()) return null;
-  const out = { tick: 100, stat: [], cg: new Map(), proc: new Map(), haproxy: new Map() };
+  const out = { tick: 100, stat: [], cg: new Map(), proc: new Map(), haproxy: new Map(), other: new Map() };
   const push = (map, key, extra, r) => {
     if (!map.has(key)) map.set(key, { ...extra, rs: [] });
     map.get(key).rs.push(r);
@@ -25,6 +26,7 @@ export function parseHostSampler(text) {
       out.cg.get(f[2]).push({ at, ns: Number(f[3]) });
     } else if (f[1] === 'proc' && f.length === 5) push(out.proc, f[3], { comm: f[2] }, { at, ticks: Number(f[4]) });
     else if (f[1] === 'haproxy' && f.length === 5) push(out.haproxy, f[3], { id: f[2] }, { at, ticks: Number(f[4]) });
+    else if (f[1] === 'other' && f.length === 5) push(out.other, f[3], { comm: f[2] }, { at, ticks: Number(f[4]) });
   }
   return out.stat.length ? out : null;
 }
@@ -59,17 +61,35 @@ function partOf({ service, probe }, services) {
 }
 
 // The change of a series [{at, value}] over [from, to]: the readings nearest
-// inside the window (at least 1 s apart), as {delta, seconds} or null.
-function over(rs, value, [from, to]) {
-  const inside = rs.filter((r) => r.at >= from - 600 && r.at <= to + 600);
+// inside the window (at least 1 s apart), as {delta, seconds} or null; SLACK
+// ms either side (a reading each second: 600).
+function over(rs, value, [from, to], slack = 600) {
+  const inside = rs.filter((r) => r.at >= from - slack && r.at <= to + slack);
   if (inside.length < 2) return null;
   const a = inside[0], b = inside.at(-1);
   const seconds = (b.at - a.at) / 1000;
   return seconds >= 1 && value(b) >= value(a) ? { delta: value(b) - value(a), seconds } : null;
 }
 
+// The processes outside the containers a sampler read every 10 s, by name
+// (a kernel thread's without its CPU: kworker/1:2 → kworker), most CPU
+// first: [[name, cores]] for the most that used at least 0.005 cores.
+const OTHER_SLACK_MS = 10600;
+const MOST_OTHERS = 4;
+function othersOver(host, window) {
+  const by = new Map();
+  for (const { comm, rs } of host.other?.values() ?? []) {
+    const c = over(rs, (r) => r.ticks, window, OTHER_SLACK_MS);
+    if (!c) continue;
+    const name = comm.split('/')[0];
+    by.set(name, (by.get(name) ?? 0) + c.delta / host.tick / c.seconds);
+  }
+  return [...by].filter(([, cores]) => cores >= 0.005).sort((a, b) => b[1] - a[1]).slice(0, MOST_OTHERS);
+}
+
 // coresOver HOST CONTAINERS SERVICES WINDOW → {machine, kernel: {system,
-// softirq}, parts: {part: cores}, processes: [cores per HAProxy process]} | null.
+// softirq}, parts: {part: cores}, processes: [cores per HAProxy process],
+// others: [[name, cores]] (othersOver)} | null.
 export function coresOver(host, containers, services, window) {
   const m = over(host.stat, (r) => r.v[0] + r.v[1] + r.v[2] + r.v[5] + r.v[6] + r.v[7], window);
   if (!m) return null;
@@ -93,7 +113,7 @@ export function coresOver(host, containers, services, window) {
   const processes = [...host.haproxy.values()].map(({ rs }) => over(rs, (r) => r.ticks, window))
     .filter(Boolean).map((c) => tick(c.delta, c.seconds));
   return {
-    seconds: m.seconds, machine, parts, processes, all_known: known,
+    seconds: m.seconds, machine, parts, processes, all_known: known, others: othersOver(host, window),
     kernel: { system: sys ? tick(sys.delta, sys.seconds) : null, softirq: soft ? tick(soft.delta, soft.seconds) : null },
   };
 }
@@ -143,6 +163,7 @@ export function breakdownOf({ host, containers, services, merged }) {
       kernel_cores: c.kernel,
       haproxy_processes: c.processes.length,
       haproxy_process_cores: c.processes.length ? { min: Math.min(...c.processes), max: Math.max(...c.processes) } : null,
+      others: c.others,
       all_known: c.all_known,
     };
   }

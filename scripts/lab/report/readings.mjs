@@ -377,7 +377,7 @@ function breakdownReading({ haproxy_within: within = 5 }, rows, run = {}) {
   return {
     ok: verdict.ok,
     table: breakdownTable(ran, floorOf),
-    lines: [floorsLine(floors), ...paceLines(ran), ...grewLines(ran), ...perProcessLines(ran, floorOf), verdict.line],
+    lines: [floorsLine(floors), ...paceLines(ran), ...grewLines(ran), ...restLines(ran), ...perProcessLines(ran, floorOf), verdict.line],
   };
 }
 
@@ -431,6 +431,18 @@ function grewLines(ran) {
   const grew = PARTS.filter(([k]) => z.cores[k] > 0.01 && z.cores[k] >= 1.5 * a.cores[k])
     .map(([k, name]) => `${name} ${a.cores[k].toFixed(3)} → ${z.cores[k].toFixed(3)} cores`);
   return [`held ${a.connections.toLocaleString('en-US')} → ${z.connections.toLocaleString('en-US')}, what grew with them in the hold: ${grew.join('; ') || 'nothing by half or more'}`];
+}
+
+// What "the rest" is made of: the processes outside the lab's containers
+// that used the most CPU in each window (the host sampler's every 10 s).
+function restLines(ran) {
+  return ran.flatMap((r) => {
+    const b = r.measured.cpu_breakdown;
+    const parts = [['ramp', 'ramp'], ['hold', 'hold'], ['drain', 'ramp-down']]
+      .filter(([w]) => b[w]?.others?.length)
+      .map(([w, name]) => `${name} ${b[w].others.map(([p, cores]) => `${p} ${cores.toFixed(3)}`).join(', ')}`);
+    return parts.length ? [`${r.label}: outside the lab's containers, the processes that used the most (cores; read every 10 s): ${parts.join('; ')}`] : [];
+  });
 }
 
 // The article's nbproc was for CPU as much as for open files: what one

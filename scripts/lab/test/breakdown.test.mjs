@@ -12,7 +12,8 @@ const ID = (c) => c.repeat(64);
 // Host-sampler passes once a second for SECONDS: the machine 1.5 cores busy
 // (of which 0.3 system, 0.2 softirq); HAProxy's container 0.4 (its two
 // processes 0.3 and 0.1), a backend 0.3, a holder 0.2, a probe 0.05,
-// Prometheus 0.05; dockerd 0.1 (ticks at 100/s).
+// Prometheus 0.05; dockerd 0.1 (ticks at 100/s); outside the containers,
+// every 10 s: PID 1 0.2, two kernel workers 0.03 and 0.02, an idle shell.
 function sampler({ t0 = 1_000_000, seconds = 10 } = {}) {
   const ns = (cores, s) => Math.round(cores * s * 1e9);
   const ticks = (cores, s) => Math.round(cores * s * 100);
@@ -22,6 +23,10 @@ function sampler({ t0 = 1_000_000, seconds = 10 } = {}) {
     lines.push(`${at} stat ${1000 + ticks(1.0, s)} 0 ${500 + ticks(0.3, s)} ${9000 + ticks(0.5, s)} 0 0 ${300 + ticks(0.2, s)} 0`);
     for (const [c, cores] of [['a', 0.4], ['b', 0.3], ['c', 0.2], ['d', 0.05], ['e', 0.05]]) lines.push(`${at} cg ${ID(c)} ${ns(cores, s)}`);
     lines.push(`${at} proc dockerd 42 ${100 + ticks(0.1, s)}`, `${at} haproxy ${ID('a')} 7 ${ticks(0.3, s)}`, `${at} haproxy ${ID('a')} 8 ${ticks(0.1, s)}`);
+    if (s % 10 === 0) {
+      lines.push(`${at} other process_api 1 ${50 + ticks(0.2, s)}`, `${at} other kworker/1:2-events 30 ${ticks(0.03, s)}`,
+        `${at} other kworker/0:1 31 ${7 + ticks(0.02, s)}`, `${at} other bash 77 3`);
+    }
   }
   return lines.join('\n');
 }
@@ -37,6 +42,7 @@ test('host sampler lines: the machine, each container, each daemon and HAProxy p
   assert.equal(h.cg.size, 5);
   assert.equal(h.proc.get('42').comm, 'dockerd');
   assert.equal(h.haproxy.size, 2);
+  assert.deepEqual([...h.other.values()].map((o) => [o.comm, o.rs.length]), [['process_api', 2], ['kworker/1:2-events', 2], ['kworker/0:1', 2], ['bash', 2]]);
   assert.equal(parseHostSampler(''), null, 'nothing sampled');
   assert.equal(parseContainers(CONTAINERS).get(ID('d')).probe, 'host');
 });
@@ -55,6 +61,8 @@ test('cores over a window: each part, the rest as what no container or daemon to
   near(c.kernel.system, 0.3, 'system');
   near(c.kernel.softirq, 0.2, 'softirq');
   assert.deepEqual(c.processes.map((x) => Math.round(x * 10) / 10), [0.3, 0.1], 'each HAProxy process');
+  assert.deepEqual(c.others.map(([n, x]) => [n, Math.round(x * 1000) / 1000]), [['process_api', 0.2], ['kworker', 0.05]],
+    'outside the containers by name, kernel threads together, the idle left out');
   assert.equal(c.all_known, true);
   assert.equal(coresOver(parseHostSampler(sampler()), new Map(), SERVICES, [1_000_000, 1_010_000]).all_known, false, 'an unnamed container is said');
 });
@@ -106,6 +114,7 @@ test('breakdown reading: a table of µs per connection against the floors; HAPro
   const window = (us, { seconds = 20, connections = 40000, rate = 2000 } = {}) => ({
     connections, seconds, rate, asked_rate: 5000, machine_cores: 1.9, cores: parts((us * rate) / 1e6), us: parts(us), machine_us: 3 * us,
     kernel_cores: { system: 0.5, softirq: 0.2 }, haproxy_processes: 4, haproxy_process_cores: { min: 0.1, max: 0.12, sum: 0.44 }, all_known: true,
+    others: [['process_api', 0.21], ['kworker', 0.05]],
   });
   const row = (id, us, ramp) => ({
     id, label: id,
@@ -119,6 +128,7 @@ test('breakdown reading: a table of µs per connection against the floors; HAPro
   assert.match(pass.table[1].join(' | '), /^HAProxy \(floor 50\.0\) \| 300 \(6\.0×\) \| 1\.0 \| 300 \| 200 \(4\.0×\)/);
   assert.ok(pass.lines.some((l) => /HAProxy per connection opened at level-b: 200 µs, 4\.0× its floor \(want ≤ 5×\): pass/.test(l)), pass.lines.join('\n'));
   assert.ok(pass.lines.some((l) => /level-b: ramp 2000 connections\/s, set by the machine's cores \(saturated\)/.test(l)));
+  assert.ok(pass.lines.includes("level-b: outside the lab's containers, the processes that used the most (cores; read every 10 s): ramp process_api 0.210, kworker 0.050; hold process_api 0.210, kworker 0.050; ramp-down process_api 0.210, kworker 0.050"), pass.lines.join('\n'));
   const [fail] = readingsOf(plan, [row('level-a', 300), row('level-b', 300)], run);
   assert.equal(fail.ok, false, '6× its floor');
   const [short] = readingsOf(plan, [row('level-a', 300), row('level-b', 300, { seconds: 3 })], run);
