@@ -12,7 +12,8 @@
 //   AT_MS other COMM PID TICKS                                  every 10 s, each other process outside the containers
 //                                                               that has used CPU (with the children it reaped), kernel
 //                                                               threads too: what the breakdown's "the rest" is made of
-// The first line says the tick rate: "# ticks_per_second 100".
+// The first lines say the tick rate and how often "other" lines come:
+// "# ticks_per_second 100", "# other_every_ms 10000".
 // Ends when its stdin closes, or on SIGTERM.
 import fs from 'node:fs';
 
@@ -70,18 +71,24 @@ let daemons = [], scanned = 0;
 const shims = new Set();
 // A process in a container: its cgroup path names the container (v1 /docker/ID, v2 docker-ID.scope).
 const inContainer = (pid) => /docker[-/][0-9a-f]{64}/.test(read(`/proc/${pid}/cgroup`) ?? '');
-// findDaemons AT: Docker's daemons and shims found again, and each other
+// Every this many passes: Docker's daemons found again, the other processes written.
+const PASS_MS = 1000;
+const SCAN_EVERY_PASSES = 10;
+// scanProcesses AT: Docker's daemons and shims found again, and each other
 // process outside the containers that has used CPU written out.
-function findDaemons(at) {
+function scanProcesses(at) {
   daemons = [];
   shims.clear();
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(pid)) continue;
     const comm = read(`/proc/${pid}/comm`)?.trim();
     if (!comm) continue;
-    if (DAEMONS.test(comm)) daemons.push(pid);
-    if (comm.startsWith('containerd-shim')) shims.add(pid);
-    if (DAEMONS.test(comm) || inContainer(pid)) continue;
+    if (DAEMONS.test(comm)) {
+      daemons.push(pid);
+      if (comm.startsWith('containerd-shim')) shims.add(pid);
+      continue;
+    }
+    if (inContainer(pid)) continue;
     const p = procTicks(pid, true);
     if (p && p[1] > 0) out.push(`${at} other ${p[0].replace(/\s/g, '_')} ${pid} ${p[1]}`);
   }
@@ -92,8 +99,8 @@ function pass() {
   const stat = /^cpu +(.*)$/m.exec(read('/proc/stat') ?? '');
   if (stat) out.push(`${at} stat ${stat[1].trim().split(/\s+/).slice(0, 8).join(' ')}`);
   for (const [id, ns] of containerCpu()) out.push(`${at} cg ${id} ${ns}`);
-  // Shims come and go with containers: look for new ones every 10 passes.
-  if (scanned++ % 10 === 0) findDaemons(at);
+  // Shims come and go with containers: look for new ones every few passes.
+  if (scanned++ % SCAN_EVERY_PASSES === 0) scanProcesses(at);
   for (const pid of daemons) {
     // A shim reaps what runs in its container (an exec'd healthcheck), which
     // its container's cgroup already counts: its own time only.
@@ -111,9 +118,9 @@ function pass() {
   out.length = 0;
 }
 
-process.stdout.write('# ticks_per_second 100\n');
+process.stdout.write(`# ticks_per_second 100\n# other_every_ms ${SCAN_EVERY_PASSES * PASS_MS}\n`);
 pass();
-const timer = setInterval(pass, 1000);
+const timer = setInterval(pass, PASS_MS);
 const stop = () => { clearInterval(timer); pass(); process.exit(0); };
 process.on('SIGTERM', stop);
 process.stdin.on('end', stop).on('error', stop).resume();

@@ -7,10 +7,10 @@ import { rampWindow } from './holder.mjs';
 
 // parseHostSampler TEXT → {tick, stat: [{at, v}], cg: Map(id → [{at, ns}]),
 // proc: Map(pid → {comm, rs: [{at, ticks}]}), haproxy: Map(pid → {id, rs}),
-// other: Map(pid → {comm, rs})} | null.
+// other: Map(pid → {comm, rs}), otherEveryMs: how often other lines come} | null.
 export function parseHostSampler(text) {
   if (typeof text !== 'string' || !text.trim()) return null;
-  const out = { tick: 100, stat: [], cg: new Map(), proc: new Map(), haproxy: new Map(), other: new Map() };
+  const out = { tick: 100, stat: [], cg: new Map(), proc: new Map(), haproxy: new Map(), other: new Map(), otherEveryMs: 10000 };
   const push = (map, key, extra, r) => {
     if (!map.has(key)) map.set(key, { ...extra, rs: [] });
     map.get(key).rs.push(r);
@@ -18,6 +18,7 @@ export function parseHostSampler(text) {
   for (const line of text.split('\n')) {
     const f = line.trim().split(/\s+/);
     if (f[0] === '#' && f[1] === 'ticks_per_second' && Number(f[2]) > 0) out.tick = Number(f[2]);
+    if (f[0] === '#' && f[1] === 'other_every_ms' && Number(f[2]) > 0) out.otherEveryMs = Number(f[2]);
     const at = Number(f[0]);
     if (!Number.isFinite(at)) continue;
     if (f[1] === 'stat' && f.length >= 10) out.stat.push({ at, v: f.slice(2, 10).map(Number) });
@@ -71,15 +72,14 @@ function over(rs, value, [from, to], slack = 600) {
   return seconds >= 1 && value(b) >= value(a) ? { delta: value(b) - value(a), seconds } : null;
 }
 
-// The processes outside the containers a sampler read every 10 s, by name
+// The processes outside the containers (the sampler's other lines), by name
 // (a kernel thread's without its CPU: kworker/1:2 → kworker), most CPU
 // first: [[name, cores]] for the most that used at least 0.005 cores.
-const OTHER_SLACK_MS = 10600;
 const MOST_OTHERS = 4;
 function othersOver(host, window) {
   const by = new Map();
   for (const { comm, rs } of host.other?.values() ?? []) {
-    const c = over(rs, (r) => r.ticks, window, OTHER_SLACK_MS);
+    const c = over(rs, (r) => r.ticks, window, host.otherEveryMs + 600);
     if (!c) continue;
     const name = comm.split('/')[0];
     by.set(name, (by.get(name) ?? 0) + c.delta / host.tick / c.seconds);
@@ -163,7 +163,7 @@ export function breakdownOf({ host, containers, services, merged }) {
       kernel_cores: c.kernel,
       haproxy_processes: c.processes.length,
       haproxy_process_cores: c.processes.length ? { min: Math.min(...c.processes), max: Math.max(...c.processes) } : null,
-      others: c.others,
+      others: c.others, others_every_s: host.otherEveryMs / 1000,
       all_known: c.all_known,
     };
   }

@@ -366,6 +366,8 @@ function versusReading({ metric = 'haproxy_us_per_req' }, rows) {
 // Judged: HAProxy's µs per connection opened on the last level within
 // HAPROXY_WITHIN × its own floor, when that level's ramp lasted long enough.
 const MIN_JUDGED_RAMP_SECONDS = 10;
+// A holder step's windows in the breakdown, and their names in the report.
+const WINDOWS = [['ramp', 'ramp'], ['hold', 'hold'], ['drain', 'ramp-down']];
 const usText = (v) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v.toFixed(1)) : '-');
 
 function breakdownReading({ haproxy_within: within = 5 }, rows, run = {}) {
@@ -386,7 +388,7 @@ function breakdownTable(ran, floorOf) {
   const header = ['part'];
   for (const r of ran) header.push(`${r.label}: µs per conn opened`, 'µs per conn held, per s', 'µs per conn closed');
   const table = [header];
-  const row = (name, f) => table.push([name, ...ran.flatMap((r) => ['ramp', 'hold', 'drain'].map((w) => f(r.measured.cpu_breakdown[w], w)))]);
+  const row = (name, f) => table.push([name, ...ran.flatMap((r) => WINDOWS.map(([w]) => f(r.measured.cpu_breakdown[w], w)))]);
   for (const [part, name] of PARTS) {
     const floorNote = Number.isFinite(floorOf[part]) ? ` (floor ${usText(floorOf[part])})` : '';
     row(`${name}${floorNote}`, (w, k) => (w ? `${usText(w.us[part])}${k === 'ramp' ? times(w.us[part], part) : ''}` : '-'));
@@ -438,10 +440,10 @@ function grewLines(ran) {
 function restLines(ran) {
   return ran.flatMap((r) => {
     const b = r.measured.cpu_breakdown;
-    const parts = [['ramp', 'ramp'], ['hold', 'hold'], ['drain', 'ramp-down']]
-      .filter(([w]) => b[w]?.others?.length)
-      .map(([w, name]) => `${name} ${b[w].others.map(([p, cores]) => `${p} ${cores.toFixed(3)}`).join(', ')}`);
-    return parts.length ? [`${r.label}: outside the lab's containers, the processes that used the most (cores; read every 10 s): ${parts.join('; ')}`] : [];
+    const named = WINDOWS.filter(([w]) => b[w]?.others?.length);
+    if (!named.length) return [];
+    const parts = named.map(([w, name]) => `${name} ${b[w].others.map(([p, cores]) => `${p} ${cores.toFixed(3)}`).join(', ')}`);
+    return [`${r.label}: outside the lab's containers, the processes that used the most (cores; read every ${b[named[0][0]].others_every_s} s): ${parts.join('; ')}`];
   });
 }
 

@@ -17,7 +17,7 @@ const ID = (c) => c.repeat(64);
 function sampler({ t0 = 1_000_000, seconds = 10 } = {}) {
   const ns = (cores, s) => Math.round(cores * s * 1e9);
   const ticks = (cores, s) => Math.round(cores * s * 100);
-  const lines = ['# ticks_per_second 100'];
+  const lines = ['# ticks_per_second 100', '# other_every_ms 10000'];
   for (let s = 0; s <= seconds; s++) {
     const at = t0 + s * 1000;
     lines.push(`${at} stat ${1000 + ticks(1.0, s)} 0 ${500 + ticks(0.3, s)} ${9000 + ticks(0.5, s)} 0 0 ${300 + ticks(0.2, s)} 0`);
@@ -42,6 +42,7 @@ test('host sampler lines: the machine, each container, each daemon and HAProxy p
   assert.equal(h.cg.size, 5);
   assert.equal(h.proc.get('42').comm, 'dockerd');
   assert.equal(h.haproxy.size, 2);
+  assert.equal(h.otherEveryMs, 10000);
   assert.deepEqual([...h.other.values()].map((o) => [o.comm, o.rs.length]), [['process_api', 2], ['kworker/1:2-events', 2], ['kworker/0:1', 2], ['bash', 2]]);
   assert.equal(parseHostSampler(''), null, 'nothing sampled');
   assert.equal(parseContainers(CONTAINERS).get(ID('d')).probe, 'host');
@@ -114,7 +115,7 @@ test('breakdown reading: a table of µs per connection against the floors; HAPro
   const window = (us, { seconds = 20, connections = 40000, rate = 2000 } = {}) => ({
     connections, seconds, rate, asked_rate: 5000, machine_cores: 1.9, cores: parts((us * rate) / 1e6), us: parts(us), machine_us: 3 * us,
     kernel_cores: { system: 0.5, softirq: 0.2 }, haproxy_processes: 4, haproxy_process_cores: { min: 0.1, max: 0.12, sum: 0.44 }, all_known: true,
-    others: [['process_api', 0.21], ['kworker', 0.05]],
+    others: [['process_api', 0.21], ['kworker', 0.05]], others_every_s: 10,
   });
   const row = (id, us, ramp) => ({
     id, label: id,
