@@ -308,7 +308,7 @@ new_run_dir() {
 # steps/*/step.env), the lab checked, and for connection scenarios the
 # machine's limits read and the target checked against them first.
 plan_run() {
-  local out="${run_dir#"${LAB_ROOT}/"}" cores
+  local out="${run_dir#"${LAB_ROOT}/"}" cores project
   # The cores Docker gives containers: a curve's dedicated cores come from
   # these. An engine that does not answer is require_stack's to name.
   if cores=$(docker info -f '{{.NCPU}}' 2>/dev/null); then set -- --machine-cores "${cores}" "$@"; fi
@@ -320,7 +320,10 @@ plan_run() {
   [[ "${run_preflight}" == needed ]] || return 0
   collect_limits "${run_sized_services}" "${profile_args[@]}" >"${run_dir}/limits.env" || die "could not read the machine's limits"
   labctl preflight "${scenario}" --limits "${out}/limits.env" "$@" || exit 2
-  labctl plan "${scenario}" --out "${out}" --limits "${out}/limits.env" --lab-processes "$(env_value HAPROXY_PROCESSES)" "$@" || exit 2
+  # The project names the backends' containers (connections.backends_in_order).
+  project=$(compose_project)
+  labctl plan "${scenario}" --out "${out}" --limits "${out}/limits.env" --lab-processes "$(env_value HAPROXY_PROCESSES)" \
+    ${project:+--project "${project}"} "$@" || exit 2
   read_run_env
 }
 

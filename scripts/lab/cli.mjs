@@ -151,7 +151,11 @@ function connectionSizing(scenario, options, limitsFile) {
     perSecond, downPerSecond: scenario.connections.ramp_down_per_second ?? perSecond,
     seconds: Number(env.RAMP_UP ?? 0), down: Number(env.RAMP_DOWN ?? 0), minPerSecond: scenario.connections.ramp_min_per_second ?? null,
   } : null;
-  const sizeAll = (r) => (p.fits ? sizeLevels(p.target, scenario.steps.map((t) => t.fraction), limits, hold, TOPOLOGY, r) : null);
+  // The held backend's replicas filled in order (connections.backends_in_order):
+  // by their Compose container names, so not on Swarm, and only once the
+  // runner named the project (--project).
+  const inOrder = scenario.connections.backends_in_order && options.project && !options.swarm ? { project: options.project } : null;
+  const sizeAll = (r) => (p.fits ? sizeLevels(p.target, scenario.steps.map((t) => t.fraction), limits, hold, TOPOLOGY, r, inOrder) : null);
   // Over TLS a level opens at the scenario's TLS ramp: each connection is a
   // full handshake, and the clients' and HAProxy's handshakes share the cores.
   const tlsPerSecond = options.tls ? scenario.tls?.ramp_per_second : undefined;
@@ -178,11 +182,16 @@ function plan(args) {
   // The runner's: the processes the lab runs now (HAPROXY_PROCESSES).
   const [labProcesses = '1', afterProcesses] = takeFlag(afterLimits, '--lab-processes');
   const [machineCores, afterCores] = machineCoresFlag(afterProcesses);
-  const [settings, flags] = settingsFlag(afterCores);
+  // The runner's: the lab's Compose project, its containers' names' start.
+  const [project, afterProject] = takeFlag(afterCores, '--project');
+  if (project !== undefined && !/^[a-z0-9][a-z0-9_-]*$/.test(project)) {
+    throw new UsageError(`--project needs a Compose project name (lowercase letters, digits, "-" and "_"), got "${project}"`);
+  }
+  const [settings, flags] = settingsFlag(afterProject);
   const scenario = loadScenario(ROOT, name, { settings });
   // The runner's --on-swarm: the lab runs as a Swarm stack (no cpuset there).
   const swarm = flags.includes('--on-swarm');
-  const options = { ...parseOptions(flags.filter((a) => a !== '--on-swarm'), scenario), machineCores, swarm };
+  const options = { ...parseOptions(flags.filter((a) => a !== '--on-swarm'), scenario), machineCores, swarm, project };
   // Connection levels are sized from the lab's limits, read once it runs:
   // until then the run folder says a preflight is needed, and has no steps.
   if (scenario.connections && !limitsFile) {

@@ -74,15 +74,17 @@ function over(rs, value, [from, to], slack = 600) {
 
 // The processes outside the containers (the sampler's other lines), by name
 // (a kernel thread's without its CPU: kworker/1:2 → kworker), most CPU
-// first: [[name, cores]] for the most that used at least 0.005 cores.
+// first: [[name, cores]] for the most that used at least 0.005 cores over
+// the window (SECONDS long: a process that lived through part of it counts
+// its CPU over the whole window, not over its own life).
 const MOST_OTHERS = 4;
-function othersOver(host, window) {
+function othersOver(host, window, seconds) {
   const by = new Map();
   for (const { comm, rs } of host.other?.values() ?? []) {
     const c = over(rs, (r) => r.ticks, window, host.otherEveryMs + 600);
     if (!c) continue;
     const name = comm.split('/')[0];
-    by.set(name, (by.get(name) ?? 0) + c.delta / host.tick / c.seconds);
+    by.set(name, (by.get(name) ?? 0) + c.delta / host.tick / Math.max(c.seconds, seconds));
   }
   return [...by].filter(([, cores]) => cores >= 0.005).sort((a, b) => b[1] - a[1]).slice(0, MOST_OTHERS);
 }
@@ -96,24 +98,29 @@ export function coresOver(host, containers, services, window) {
   const tick = (t, seconds) => t / host.tick / seconds;
   const sys = over(host.stat, (r) => r.v[2], window), soft = over(host.stat, (r) => r.v[5] + r.v[6], window);
   const parts = Object.fromEntries(PARTS.map(([k]) => [k, 0]));
+  // Each container's and process's CPU over the machine's seconds: one that
+  // lived through part of the window (runc's init for each docker exec, for
+  // a second) used its CPU in it, not at that pace throughout (over its own
+  // second, runc's init read 0.15 cores through a 205 s ramp).
+  const seconds = (c) => Math.max(c.seconds, m.seconds);
   let known = true;
   for (const [id, rs] of host.cg) {
     const c = over(rs, (r) => r.ns, window);
     if (!c) continue;
     const who = containers.get(id);
     if (!who) { known = false; continue; }
-    parts[partOf(who, services)] += c.delta / 1e9 / c.seconds;
+    parts[partOf(who, services)] += c.delta / 1e9 / seconds(c);
   }
   for (const { rs } of host.proc.values()) {
     const c = over(rs, (r) => r.ticks, window);
-    if (c) parts.docker += tick(c.delta, c.seconds);
+    if (c) parts.docker += tick(c.delta, seconds(c));
   }
   const machine = tick(m.delta, m.seconds);
   parts.rest = Math.max(0, machine - PARTS.slice(0, -1).reduce((t, [k]) => t + parts[k], 0));
   const processes = [...host.haproxy.values()].map(({ rs }) => over(rs, (r) => r.ticks, window))
-    .filter(Boolean).map((c) => tick(c.delta, c.seconds));
+    .filter(Boolean).map((c) => tick(c.delta, seconds(c)));
   return {
-    seconds: m.seconds, machine, parts, processes, all_known: known, others: othersOver(host, window),
+    seconds: m.seconds, machine, parts, processes, all_known: known, others: othersOver(host, window, m.seconds),
     kernel: { system: sys ? tick(sys.delta, sys.seconds) : null, softirq: soft ? tick(soft.delta, soft.seconds) : null },
   };
 }

@@ -229,7 +229,9 @@ export function refusal(p) {
 // (RAMP_DOWN). A paced ramp (the holders wait for HAProxy) may go as slow as
 // minPerSecond (at most half of perSecond): every planned end moves later by
 // what that would add to the ramp-up (RAMP_SLACK).
-export function sizeLevels(target, fractions, limits, holdSeconds, topology = TOPOLOGY, ramp = null) {
+// IN_ORDER {project}: the held backend's replicas filled one after another
+// (inOrderServers), else balanced round robin over the server template.
+export function sizeLevels(target, fractions, limits, holdSeconds, topology = TOPOLOGY, ramp = null, inOrder = null) {
   const holder = perReplica(limits, 'holder');
   const backend = perReplica(limits, 'backend');
   const held = backendNamed(topology, HELD_BACKEND);
@@ -261,8 +263,9 @@ export function sizeLevels(target, fractions, limits, holdSeconds, topology = TO
     const longer = ramp ? rampUp - ramp.seconds + rampDown - ramp.down + slack : 0;
     const timeout = `${Math.ceil(holdSeconds + longer) + 60}s`;
     const replicas = Math.max(1, Math.ceil(connections / holder));
-    const backends = Math.max(1, Math.ceil(connections / backend));
     const maxconn = String(processes > 1 ? most : Math.min(most, Math.ceil(connections / containers.length) + MAXCONN_MARGIN));
+    const ordered = inOrder ? inOrderServers(connections, backend, processes * containers.length, Number(maxconn), held, inOrder.project) : null;
+    const backends = ordered ? ordered.servers : Math.max(1, Math.ceil(connections / backend));
     return {
       connections,
       ...(levelPastTheWall ? { wall } : {}),
@@ -281,10 +284,33 @@ export function sizeLevels(target, fractions, limits, holdSeconds, topology = TO
       haproxy: {
         global: { maxconn },
         defaults: { maxconn, 'timeout client': timeout, 'timeout server': timeout },
-        [`backend ${held.proxy}`]: { [`server-template ${held.template}`]: `${Math.max(held.slots, backends)} ${held.name}:${held.port}` },
+        [`backend ${held.proxy}`]: ordered ? ordered.settings
+          : { [`server-template ${held.template}`]: `${Math.max(held.slots, backends)} ${held.name}:${held.port}` },
       },
     };
   });
+}
+
+// inOrderServers CONNECTIONS PER_REPLICA PROCESSES MAXCONN HELD PROJECT →
+// {servers, perServer, settings}: the held backend balanced "first", one
+// server per replica named by its container (PROJECT-backend-slow-I), each
+// with maxconn PER_SERVER per process. Every process fills replica 1, then
+// 2, ..., in the same order (a template's slots take Docker's DNS answers
+// shuffled, each process its own order), so one or two replicas at a time
+// take a ramp's new connections, in batches: balanced round robin, every
+// replica woke for a few connections at a time, and a Node wake-up costs
+// more than a connection's own work. A replica holds at most PER_SERVER x
+// PROCESSES, what its open files and memory allow; one server more than the
+// level needs takes the processes' uneven shares (the kernel's hash), up to
+// MAXCONN a process. A server starts with no address (init-addr none), and
+// Docker's DNS gives it one at once: a level's config is loaded before its
+// new replicas start, and libc at load waited 5 s on each of the first
+// names not there yet, in every process.
+export function inOrderServers(connections, perReplicaBackend, processes, maxconn, held, project) {
+  const perServer = Math.max(1, floor(perReplicaBackend / processes));
+  const servers = Math.max(1, Math.min(Math.ceil(connections / (perServer * processes)) + 1, Math.ceil(maxconn / perServer)));
+  const lines = Array.from({ length: servers }, (_, i) => `${held.template}${i + 1} ${project}-${held.name}-${i + 1}:${held.port} maxconn ${perServer} init-addr none`);
+  return { servers, perServer, settings: { balance: 'first', [`server-template ${held.template}`]: null, server: lines } };
 }
 
 const human = (v) => (v === Infinity ? 'no limit' : v === undefined || v === null ? '-' : String(v));

@@ -45,7 +45,7 @@ export const STEP_VARIANT_KEYS = ['env', 'compose_env'];
 export const SOURCE_KEYS = ['title', 'author', 'year', 'seed', 'client'];
 export const X_KEYS = ['name', 'label'];
 export const CHART_KEYS = ['y', 'y_label', 'y2', 'y2_label', 'y2_title'];
-export const CONNECTIONS_KEYS = ['default', 'quick', 'ramp_per_second', 'ramp_down_per_second', 'ramp_min_per_second', 'past_the_wall'];
+export const CONNECTIONS_KEYS = ['default', 'quick', 'ramp_per_second', 'ramp_down_per_second', 'ramp_min_per_second', 'backends_in_order', 'past_the_wall'];
 export const COMPARISON_KEYS = ['a', 'b', 'metric', 'article'];
 export const LITTLES_LAW_KEYS = ['service_seconds', 'clients'];
 // readings: each kind of readings.mjs (READINGS) → its keys besides "kind".
@@ -371,6 +371,8 @@ function checkReferences(file, s, ids) {
   checkCount(s.connections?.ramp_per_second, [1, 1000000], file, 'connections ramp_per_second');
   checkCount(s.connections?.ramp_down_per_second, [1, 1000000], file, 'connections ramp_down_per_second');
   checkCount(s.connections?.ramp_min_per_second, [1, 1000000], file, 'connections ramp_min_per_second');
+  check(s.connections?.backends_in_order === undefined || typeof s.connections.backends_in_order === 'boolean', file,
+    `connections backends_in_order: expected true or false, found ${JSON.stringify(s.connections?.backends_in_order)}`);
   checkCount(s.tls?.ramp_per_second, [1, 1000000], file, 'tls ramp_per_second');
   // What a level past the wall (--processes N below the target's) is judged by.
   const wall = s.connections?.past_the_wall;

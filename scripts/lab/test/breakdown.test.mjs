@@ -68,6 +68,14 @@ test('cores over a window: each part, the rest as what no container or daemon to
   assert.equal(coresOver(parseHostSampler(sampler()), new Map(), SERVICES, [1_000_000, 1_010_000]).all_known, false, 'an unnamed container is said');
 });
 
+test('cores over a window: a process that lived through one second of it counts its CPU over the whole window', () => {
+  // runc's init for a docker exec: 0.5 core for 1 s of a 10 s window is 0.05 cores of it, not 0.5.
+  const short = ['1004000 proc runc:[2:INIT] 99 0', '1005000 proc runc:[2:INIT] 99 50'];
+  const c = coresOver(parseHostSampler(`${sampler()}\n${short.join('\n')}`), parseContainers(CONTAINERS), SERVICES, [1_000_000, 1_010_000]);
+  assert.ok(Math.abs(c.parts.docker - 0.15) < 1e-6, `Docker: expected 0.1 (dockerd) + 0.05 (runc's second), found ${c.parts.docker}`);
+  assert.ok(Math.abs(c.parts.rest - 0.35) < 1e-6, `the rest: expected 0.35, found ${c.parts.rest}`);
+});
+
 test('holder windows: the ramp (opened), the hold (held), the ramp-down (answered)', () => {
   const samples = [
     [0, 0, 0], [1, 1000, 0], [2, 2000, 0], [3, 2000, 0], [4, 2000, 0], [5, 2000, 0], [6, 2000, 500], [7, 2000, 1500], [8, 2000, 2000],

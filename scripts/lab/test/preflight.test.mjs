@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import {
   BYTES_PER_CONNECTION, HAPROXY_SPARE_FDS, KERNEL_BYTES_PER_CONNECTION, MAXCONN_MARGIN, PROCESS_SPARE_FDS,
   PROCESS_BASE_BYTES, PROCESS_SHARE, capsOf, formatPreflight, memoryFor, pastTheWall, perReplica, portsPerPair, preflight, processesFor, refusal, sizeLevels,
+  inOrderServers,
 } from '../plan/preflight.mjs';
 import { TOPOLOGY } from '../core/topology.mjs';
 import { fileURLToPath } from 'node:url';
@@ -133,6 +134,34 @@ test('N processes: each level gives every process its whole maxconn, and the run
   assert.deepEqual(single.compose_env, { HAPROXY_PROCESSES: '1' });
 });
 
+test('backends in order: be_slow balances first over one server per replica, by container name, each replica under its files', () => {
+  const limits = { ...here, conntrack_max: 1100000, processes: 54, haproxy_memory_bytes: 12 * 1024 ** 3 };
+  const perReplicaBackend = perReplica(limits, 'backend');
+  const [small, big] = sizeLevels(500000, [0.1, 1], limits, 60, TOPOLOGY, null, { project: 'lab-x' });
+  const perServer = Math.floor(perReplicaBackend / 54);
+  for (const level of [small, big]) {
+    const be = level.haproxy['backend be_slow'];
+    const n = level.backends['backend-slow'];
+    assert.equal(be.balance, 'first');
+    assert.equal(be['server-template slow'], null, 'the template goes: its slots take DNS answers shuffled');
+    assert.equal(be.server.length, n, 'one server per replica');
+    assert.equal(be.server[0], `slow1 lab-x-backend-slow-1:${SLOW_PORT} maxconn ${perServer} init-addr none`);
+    assert.equal(be.server[n - 1], `slow${n} lab-x-backend-slow-${n}:${SLOW_PORT} maxconn ${perServer} init-addr none`);
+    // Each replica gets at most perServer from each of the 54 processes: within what it carries.
+    assert.ok(perServer * 54 <= perReplicaBackend, `${perServer} x 54 <= ${perReplicaBackend}`);
+    // One server more than the level needs, for the processes' uneven shares.
+    assert.ok(n * perServer * 54 >= level.connections + perServer * 54, `${n} servers hold ${level.connections} and one server to spare`);
+  }
+  // Never more servers than a process's maxconn can fill.
+  assert.equal(big.backends['backend-slow'], Math.ceil(Number(big.haproxy.global.maxconn) / perServer));
+  // Round robin over the template without it (Swarm, or no project named).
+  const [plain] = sizeLevels(500000, [1], limits, 60);
+  assert.equal(plain.haproxy['backend be_slow'].balance, undefined);
+  assert.match(plain.haproxy['backend be_slow']['server-template slow'], /^\d+ backend-slow:/);
+  // One process: one server holds what a replica carries.
+  assert.deepEqual(inOrderServers(600, perReplicaBackend, 1, 650, { template: 'slow', name: 'backend-slow', port: 8080 }, 'p').servers, 1);
+});
+
 test('past the wall: --processes 1 just above its open files is the lesson\'s run, sized at the wall; other limits still refuse', () => {
   const one = preflight(11000, { ...here, processes: 1 });
   assert.equal(one.fits, false);
@@ -213,5 +242,38 @@ test('memory the steps set themselves (oom: a trap and its fix) is shown as thei
   const connections = cli('preflight', 'connections', '--limits', path.join(dir, 'limits.env'), '--quick', '--target', '6000');
   assert.match(connections, /HAProxy memory limit \(HAPROXY_MEMORY\)\s+[\d.]+ GiB/, connections);
   assert.match(connections, /HAProxy memory limit \d+m \(HAPROXY_MEMORY; the lab's is less\)/, connections);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('plan --project: the connections levels name the backends\' containers in order; without it, or on Swarm, the template; a bad name refused', async () => {
+  const { execFileSync, spawnSync } = await import('node:child_process');
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const root = fileURLToPath(new URL('../../..', import.meta.url));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'in-order-'));
+  fs.writeFileSync(path.join(dir, 'limits.env'), `${[
+    'haproxy_nofile=20000', 'backend_nofile=20000', 'holder_nofile=20000', 'port_range=1024 65535', 'nr_open=1048576',
+    'conntrack_max=262144', 'conntrack_count=12', 'bridge_tracked=true', 'mem_available_bytes=24000000000',
+    `haproxy_memory_bytes=${2 * 1024 ** 3}`, 'backend_memory_bytes=536870912', 'holder_memory_bytes=1073741824',
+  ].join('\n')}\n`);
+  const plan = (name, ...args) => {
+    const out = path.join(dir, 'results', 'connections', name);
+    execFileSync(process.execPath, ['scripts/lab/cli.mjs', 'plan', 'connections', '--out', out, '--limits', path.join(dir, 'limits.env'),
+      '--target', '30000', ...args], { cwd: root, encoding: 'utf8' });
+    return fs.readFileSync(path.join(out, 'configs', '03-level-100pct.cfg'), 'utf8');
+  };
+  const ordered = plan('a', '--project', 'my-lab');
+  assert.match(ordered, /\n {4}balance first\n/);
+  assert.match(ordered, /\n {4}server slow1 my-lab-backend-slow-1:8080 maxconn \d+ init-addr none\n/);
+  assert.doesNotMatch(ordered, /server-template slow /);
+  for (const cfg of [plan('b'), plan('c', '--project', 'my-lab', '--on-swarm')]) {
+    assert.match(cfg, /\n {4}server-template slow \d+ backend-slow:8080\n/);
+    assert.doesNotMatch(cfg, /balance first/);
+  }
+  const bad = spawnSync(process.execPath, ['scripts/lab/cli.mjs', 'plan', 'connections', '--out', path.join(dir, 'results', 'x'),
+    '--limits', path.join(dir, 'limits.env'), '--project', 'My Lab'], { cwd: root, encoding: 'utf8' });
+  assert.equal(bad.status, 2, bad.stderr);
+  assert.match(bad.stderr, /--project needs a Compose project name .* got "My Lab"/);
   fs.rmSync(dir, { recursive: true, force: true });
 });
