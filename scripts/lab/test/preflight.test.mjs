@@ -213,20 +213,29 @@ test('a paced ramp may go as slow as ramp_min_per_second: the slack keeps the ho
   assert.deepEqual([tls.env.RAMP_UP, tls.env.RAMP_SLACK], ['80', String(12000 / 75 - 80)]);
 });
 
-test('memory the steps set themselves (oom: a trap and its fix) is shown as theirs and no sizing overrides it', async () => {
-  const { execFileSync } = await import('node:child_process');
+// limitsFolder PREFIX HAPROXY_MEMORY_BYTES [PORT_RANGE] → a temporary folder
+// holding a runner's limits.env for this machine (the CLI's --limits).
+async function limitsFolder(prefix, haproxyMemoryBytes, portRange = '32768 60999') {
   const fs = await import('node:fs');
   const os = await import('node:os');
   const path = await import('node:path');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  fs.writeFileSync(path.join(dir, 'limits.env'), `${[
+    'haproxy_nofile=20000', 'backend_nofile=20000', 'holder_nofile=20000', `port_range=${portRange}`, 'nr_open=1048576',
+    'conntrack_max=262144', 'conntrack_count=12', 'bridge_tracked=true', 'mem_available_bytes=24000000000',
+    `haproxy_memory_bytes=${haproxyMemoryBytes}`, 'backend_memory_bytes=536870912', 'holder_memory_bytes=1073741824',
+  ].join('\n')}\n`);
+  return dir;
+}
+
+test('memory the steps set themselves (oom: a trap and its fix) is shown as theirs and no sizing overrides it', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const fs = await import('node:fs');
+  const path = await import('node:path');
   const root = fileURLToPath(new URL('../../..', import.meta.url));
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'steps-memory-'));
   // A lab whose HAProxy has 64 MiB: less than 6,000 connections need, so the
   // sizing would raise it for a scenario that leaves the memory to the lab.
-  fs.writeFileSync(path.join(dir, 'limits.env'), `${[
-    'haproxy_nofile=20000', 'backend_nofile=20000', 'holder_nofile=20000', 'port_range=32768 60999', 'nr_open=1048576',
-    'conntrack_max=262144', 'conntrack_count=12', 'bridge_tracked=true', 'mem_available_bytes=24000000000',
-    `haproxy_memory_bytes=${64 * 1024 ** 2}`, 'backend_memory_bytes=536870912', 'holder_memory_bytes=1073741824',
-  ].join('\n')}\n`);
+  const dir = await limitsFolder('steps-memory-', 64 * 1024 ** 2);
   const cli = (...args) => execFileSync(process.execPath, ['scripts/lab/cli.mjs', ...args], { cwd: root, encoding: 'utf8' });
   // A run folder's path has results/ in it (where the load generators write).
   const out = path.join(dir, 'results', 'oom', '20260101T000000Z');
@@ -248,15 +257,9 @@ test('memory the steps set themselves (oom: a trap and its fix) is shown as thei
 test('plan --project: the connections levels name the backends\' containers in order; without it, or on Swarm, the template; a bad name refused', async () => {
   const { execFileSync, spawnSync } = await import('node:child_process');
   const fs = await import('node:fs');
-  const os = await import('node:os');
   const path = await import('node:path');
   const root = fileURLToPath(new URL('../../..', import.meta.url));
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'in-order-'));
-  fs.writeFileSync(path.join(dir, 'limits.env'), `${[
-    'haproxy_nofile=20000', 'backend_nofile=20000', 'holder_nofile=20000', 'port_range=1024 65535', 'nr_open=1048576',
-    'conntrack_max=262144', 'conntrack_count=12', 'bridge_tracked=true', 'mem_available_bytes=24000000000',
-    `haproxy_memory_bytes=${2 * 1024 ** 3}`, 'backend_memory_bytes=536870912', 'holder_memory_bytes=1073741824',
-  ].join('\n')}\n`);
+  const dir = await limitsFolder('in-order-', 2 * 1024 ** 3, '1024 65535');
   const plan = (name, ...args) => {
     const out = path.join(dir, 'results', 'connections', name);
     execFileSync(process.execPath, ['scripts/lab/cli.mjs', 'plan', 'connections', '--out', out, '--limits', path.join(dir, 'limits.env'),
