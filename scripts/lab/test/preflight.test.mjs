@@ -159,7 +159,7 @@ test('backends in order: be_slow balances first over one server per replica, by 
   assert.equal(plain.haproxy['backend be_slow'].balance, undefined);
   assert.match(plain.haproxy['backend be_slow']['server-template slow'], /^\d+ backend-slow:/);
   // One process: one server holds what a replica carries.
-  assert.deepEqual(inOrderServers(600, perReplicaBackend, 1, 650, { template: 'slow', name: 'backend-slow', port: 8080 }, 'p').servers, 1);
+  assert.deepEqual(inOrderServers(600, perReplicaBackend, 1, 650, { template: 'slow', name: 'backend-slow', port: SLOW_PORT }, 'p').servers, 1);
 });
 
 test('past the wall: --processes 1 just above its open files is the lesson\'s run, sized at the wall; other limits still refuse', () => {
@@ -268,10 +268,10 @@ test('plan --project: the connections levels name the backends\' containers in o
   };
   const ordered = plan('a', '--project', 'my-lab');
   assert.match(ordered, /\n {4}balance first\n/);
-  assert.match(ordered, /\n {4}server slow1 my-lab-backend-slow-1:8080 maxconn \d+ init-addr none\n/);
+  assert.match(ordered, new RegExp(`\\n {4}server slow1 my-lab-backend-slow-1:${SLOW_PORT} maxconn \\d+ init-addr none\\n`));
   assert.doesNotMatch(ordered, /server-template slow /);
   for (const cfg of [plan('b'), plan('c', '--project', 'my-lab', '--on-swarm')]) {
-    assert.match(cfg, /\n {4}server-template slow \d+ backend-slow:8080\n/);
+    assert.match(cfg, new RegExp(`\\n {4}server-template slow \\d+ backend-slow:${SLOW_PORT}\\n`));
     assert.doesNotMatch(cfg, /balance first/);
   }
   const bad = spawnSync(process.execPath, ['scripts/lab/cli.mjs', 'plan', 'connections', '--out', path.join(dir, 'results', 'x'),
