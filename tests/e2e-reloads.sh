@@ -136,3 +136,37 @@ test_e2e_04c_scale_1_3_1_under_load_loses_nothing() {
   load_during scale-1-3-1 true 40 scale_fast_1_3_1
   servers_up be_fast 1 || { haproxy_servers be_fast; fail "be_fast should end with one server UP"; }
 }
+
+# join_refusing_members N: N containers that listen on nothing join
+# backend-fast's name in Docker's DNS, as a replica does before its server
+# listens.
+join_refusing_members() {
+  local i
+  for ((i = 1; i <= $1; i++)); do
+    docker run -d --rm --name "${COMPOSE_PROJECT_NAME}-refusing-${i}" --network "${COMPOSE_PROJECT_NAME}_lab" \
+      --network-alias backend-fast "$(env_value NODE_IMAGE)" sleep 60 >/dev/null
+  done
+}
+
+# A server that refuses connections is taken out at its first refusal
+# (observe layer4, on-error mark-down) and the request goes to another: here
+# the health checks run 30 s apart, so only the traffic can find the two
+# refusing members, which would otherwise get a third of the requests each.
+test_e2e_04e_a_refusing_server_is_taken_out_at_its_first_refusal() {
+  local since marked
+  e2e_up
+  # shellcheck disable=SC2016 # expanded by the container's shell
+  compose exec -T haproxy sh -c 'sed -e "s/^    description baseline/    description checks-30s/" \
+    -e "s/ check inter 1s / check inter 30s /" /usr/local/etc/haproxy/haproxy.cfg >/var/lib/haproxy/checks-30s.cfg \
+    && mv -f /var/lib/haproxy/checks-30s.cfg /var/lib/haproxy/live.cfg'
+  compose kill -s USR2 haproxy >/dev/null 2>&1
+  wait_for 30 "HAProxy to run the checks-30s config" description_is checks-30s
+  since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  load_during refusing-members true 15 join_refusing_members 2
+  docker rm -f "${COMPOSE_PROJECT_NAME}-refusing-1" "${COMPOSE_PROJECT_NAME}-refusing-2" >/dev/null
+  marked=$(service_log "${since}" haproxy | grep -Eo 'be_fast/fast[0-9]+ is DOWN, reason: Health analyze' | sort -u | wc -l)
+  compose exec -T haproxy ln -sfn /usr/local/etc/haproxy/haproxy.cfg /var/lib/haproxy/live.cfg
+  compose kill -s USR2 haproxy >/dev/null 2>&1
+  wait_for 30 "HAProxy back on the baseline" description_is baseline
+  assert_eq 2 "${marked}" "be_fast servers HAProxy marked DOWN at a refused connection (its log: reason: Health analyze)"
+}

@@ -40,7 +40,8 @@ e2e_teardown() {
   [[ ${e2e_started} -eq 1 ]] || return 0
   e2e_started=0
   log "e2e: tearing down"
-  docker rm -f "${COMPOSE_PROJECT_NAME}-fake-grafana" >/dev/null 2>&1 || true
+  docker rm -f "${COMPOSE_PROJECT_NAME}-fake-grafana" "${COMPOSE_PROJECT_NAME}-refusing-1" \
+    "${COMPOSE_PROJECT_NAME}-refusing-2" >/dev/null 2>&1 || true
   remove_instance_probes >/dev/null 2>&1 || true
   compose --profile '*' down -v --remove-orphans --timeout 5 >/dev/null 2>&1 || true
   remove_probes
