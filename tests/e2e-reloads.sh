@@ -149,7 +149,8 @@ join_refusing_members() {
 }
 
 # A server that refuses connections is taken out at its first refusal
-# (observe layer4, on-error mark-down) and the request goes to another: here
+# (observe layer4, on-error fail-check: the resolvers gave it just now, so one
+# failed check takes it DOWN) and the request goes to another: here
 # the health checks run 30 s apart, so only the traffic can find the two
 # refusing members, which would otherwise get a third of the requests each.
 test_e2e_04e_a_refusing_server_is_taken_out_at_its_first_refusal() {

@@ -2,7 +2,7 @@
 // replica's share of CONNECTIONS long-lived GET requests through HAProxy, then
 // writes holder-<index>.json. Settings: see loadConfig() in lib.mjs.
 // Exit: 0 all ok, 1 some failed, 2 bad settings, 130 stopped by a signal.
-import { loadConfig, resolveIndex, runHolder, writeSummary } from './lib.mjs';
+import { heldSeconds, loadConfig, resolveIndex, runHolder, writeSummary } from './lib.mjs';
 
 const die = (line) => {
   process.stderr.write(`holder: ${line}\n`);
@@ -25,7 +25,7 @@ for (const sig of ['SIGTERM', 'SIGINT']) {
 
 const who = `holder ${cfg.index}/${cfg.replicas}`;
 console.log(`${who}: testid ${cfg.testid}, ${cfg.connections} connections in all to ${cfg.target}${cfg.path}, ` +
-  `ramp-up ${cfg.rampUp}s, hold ${cfg.hold}s, ramp-down ${cfg.rampDown}s`);
+  `ramp-up ${cfg.rampUp}s, hold ${cfg.hold}s, each held ${heldSeconds(cfg)}s, ramp-down at the ramp-up's pace or over ${cfg.rampDown}s`);
 const s = await runHolder(cfg, { signal: stopper.signal });
 let written = true;
 try {

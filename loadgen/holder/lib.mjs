@@ -107,6 +107,14 @@ export const globalId = (k, replicas, index) => index - 1 + k * replicas;
 // Connection k of n: when it opens and when its response should come, in ms after start.
 export const openAtMs = (k, n, rampUp) => (rampUp * 1000 * k) / n;
 export const endAtMs = (k, n, rampUp, hold, rampDown) => (rampUp + hold) * 1000 + (rampDown * 1000 * k) / n;
+// How long each connection is held, from its open to its answer: the
+// ramp-up, its slack and the hold. So the ramp-down closes at the pace the
+// ramp-up opened (as fast as the path let them in), never faster than
+// RAMP_DOWN spreads them (endAtMs), and every connection is held as long.
+export const heldSeconds = (cfg) => cfg.rampUp + cfg.rampSlack + cfg.hold;
+// The run's planned length: a ramp-up within RAMP_UP + RAMP_SLACK, the hold,
+// and a ramp-down as long as the ramp-up or RAMP_DOWN, the longer.
+export const plannedSeconds = (cfg) => heldSeconds(cfg) + Math.max(cfg.rampDown, cfg.rampUp + cfg.rampSlack);
 
 // Parser states. Framing (status line, headers, chunk sizes, trailers) is read
 // line by line; body bytes are only counted down, never kept.
@@ -258,7 +266,9 @@ function runState(cfg, address, { signal, log, warn }) {
   const mem0 = process.memoryUsage();
   return {
     cfg, address, signal, log, warn, n, nofile, portRange,
-    hardDeadline: (cfg.rampUp + cfg.rampSlack + cfg.hold + cfg.rampDown + cfg.grace) * 1000,
+    // The last connection opens before its RAMP_DOWN schedule's end at the
+    // latest (ramp_behind), and is held heldSeconds from there.
+    hardDeadline: (cfg.rampUp + cfg.rampSlack + cfg.hold + cfg.rampDown + heldSeconds(cfg) + cfg.grace) * 1000,
     conns: [], // conns[k] until connection k finishes
     failures: {},
     latency: LATENCY_BOUNDS.map(() => 0),
@@ -279,13 +289,19 @@ function runState(cfg, address, { signal, log, warn }) {
   };
 }
 
-// When connection k's response should come, in ms after start.
-const plannedEnd = (run, k) => endAtMs(k, run.n, run.cfg.rampUp, run.cfg.hold, run.cfg.rampDown) + run.cfg.rampSlack * 1000;
-// When connection k's answer is asked for (?until=, ms since the epoch): its
+// The earliest connection k's response may come (RAMP_DOWN's schedule), in
+// ms after start.
+const scheduledEnd = (run, k) => endAtMs(k, run.n, run.cfg.rampUp, run.cfg.hold, run.cfg.rampDown) + run.cfg.rampSlack * 1000;
+// When connection c's response should come, in ms after start: held
+// heldSeconds from its open, or later by the schedule. Connections open in
+// order, so their ends come in order too.
+const plannedEnd = (run, c) => Math.max(c.openedAt + heldSeconds(run.cfg) * 1000, scheduledEnd(run, c.k));
+// When connection c's answer is asked for (?until=, ms since the epoch): its
 // planned end on the next tick boundary of the clock, so the answers of a
-// ramp-down, as the connects of a ramp-up, reach every process in the path
-// in batches, from every replica at once.
-const answerAt = (run, k) => Math.ceil((run.startedAt + plannedEnd(run, k)) / run.cfg.tickMs) * run.cfg.tickMs;
+// ramp-down, as the connects of a ramp-up (a tick's connections open
+// together, and so end together), reach every process in the path in
+// batches, from every replica at once.
+const answerAt = (run, c) => Math.ceil((run.startedAt + plannedEnd(run, c)) / run.cfg.tickMs) * run.cfg.tickMs;
 
 function fail(run, reason, count = 1) {
   const { cfg, failures, warn } = run;
@@ -311,7 +327,7 @@ function finish(run, c, reason) { // reason null = ok
   if (c.connected) run.open--;
   if (reason === null) {
     run.ok++;
-    run.late[bucketOf(performance.now() - run.t0 - (answerAt(run, c.k) - run.startedAt))]++;
+    run.late[bucketOf(performance.now() - run.t0 - (answerAt(run, c) - run.startedAt))]++;
   } else fail(run, reason);
   if (c.socket) c.socket[CONN] = null;
   c.socket?.destroy(); // we close once the response is complete
@@ -333,7 +349,7 @@ function socketListeners(run) {
     // The backend answers at the planned end, a time (ms since the epoch), not
     // a wait: a connection that then waits in HAProxy's accept queue keeps its
     // planned end (the request reaches the backend only once HAProxy accepts).
-    const until = answerAt(run, c.k);
+    const until = answerAt(run, c);
     this.write(`GET ${cfg.path}${cfg.path.includes('?') ? '&' : '?'}until=${until} HTTP/1.1\r\nHost: ${cfg.hostHeader}\r\n\r\n`);
   }
   function onData(nread, buf) {
@@ -418,7 +434,7 @@ function tick(run) {
     // A paced ramp that fell this far behind: the connection's end has come
     // before it could open, so it is not held at all (opening it anyway
     // would only churn connections through HAProxy's accept queue).
-    if (paced && plannedEnd(run, run.next) <= now) {
+    if (paced && scheduledEnd(run, run.next) <= now) {
       fail(run, 'ramp_behind');
       run.finished++;
       run.next++;
@@ -430,8 +446,10 @@ function tick(run) {
     if (c && !c.connected && c.openedAt + cfg.connectTimeout * 1000 > now) break;
     if (c && !c.connected) finish(run, c, 'connect_timeout');
   }
-  for (; run.endScan < run.next && plannedEnd(run, run.endScan) + cfg.grace * 1000 <= now; run.endScan++) {
-    if (conns[run.endScan]) finish(run, conns[run.endScan], 'timeout');
+  for (; run.endScan < run.next; run.endScan++) {
+    const c = conns[run.endScan];
+    if (c && plannedEnd(run, c) + cfg.grace * 1000 > now) break;
+    if (c) finish(run, c, 'timeout');
   }
   sample(run, now);
   if (run.finished === n || now >= run.hardDeadline) stop(run, 'timeout');
@@ -455,7 +473,7 @@ function summaryOf(run) {
   return {
     tool: 'holder', version: 1, testid: cfg.testid, index: cfg.index, replicas: cfg.replicas,
     target: cfg.target, path: cfg.path, planned: run.n, started_at_ms: run.startedAt, ended_at_ms: Date.now(),
-    ramp_up: cfg.rampUp, hold: cfg.hold, ramp_down: cfg.rampDown, grace: cfg.grace, connect_timeout: cfg.connectTimeout,
+    ramp_up: cfg.rampUp, hold: cfg.hold, ramp_down: cfg.rampDown, held_s: heldSeconds(cfg), grace: cfg.grace, connect_timeout: cfg.connectTimeout,
     opened: run.opened, connected: run.connected, ok: run.ok, failed: run.failed, failures: run.failures,
     interrupted: run.interrupted, peak_open: peakOpen,
     max_unconfirmed: cfg.maxUnconfirmed, window_peak: run.windowPeak, ramp_slack: cfg.rampSlack, confirmed: run.confirmed,

@@ -42,6 +42,8 @@ export function mergeSummaries(list) {
     started_at_ms: start,
     ended_at_ms: inputs.length ? Math.max(...inputs.map((s) => s.ended_at_ms)) : null,
     ramp_up: inputs[0]?.ramp_up ?? null, hold: inputs[0]?.hold ?? null, ramp_down: inputs[0]?.ramp_down ?? null,
+    // Absent from a summary written before each connection was held as long.
+    held_s: inputs[0]?.held_s,
     ramp_slack: inputs[0]?.ramp_slack ?? 0, max_unconfirmed: inputs[0]?.max_unconfirmed ?? 0,
   };
   for (const k of SUMS) out[k] = inputs.reduce((sum, s) => sum + (s[k] ?? 0), 0);

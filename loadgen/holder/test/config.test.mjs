@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { endAtMs, globalId, loadConfig, openAtMs, resolveIndex, shareSize } from '../lib.mjs';
+import { endAtMs, globalId, heldSeconds, loadConfig, openAtMs, plannedSeconds, resolveIndex, shareSize } from '../lib.mjs';
 
 const HOLDER = fileURLToPath(new URL('../holder.mjs', import.meta.url));
 const base = { CONNECTIONS: '10' };
@@ -86,6 +86,13 @@ test('schedule: opens spread over RAMP_UP, ends spread over RAMP_DOWN after HOLD
   assert.equal(endAtMs(3, 4, 0, 1, 0), 1000);
   // Every connection is open from the end of RAMP_UP to the start of RAMP_DOWN.
   for (let k = 0; k < 100; k++) assert.ok(endAtMs(k, 100, 10, 60, 10) - openAtMs(k, 100, 10) >= 60000);
+});
+
+test('each connection is held RAMP_UP + RAMP_SLACK + HOLD; the run lasts that plus the longer of its ramp-up and RAMP_DOWN', () => {
+  const cfg = loadConfig({ RAMP_UP: '10', RAMP_SLACK: '5', HOLD: '60', RAMP_DOWN: '20' });
+  assert.equal(heldSeconds(cfg), 75);
+  assert.equal(plannedSeconds(cfg), 95, 'RAMP_DOWN 20 s is longer than the ramp-up (15 s)');
+  assert.equal(plannedSeconds({ ...cfg, rampDown: 2 }), 90, 'a ramp-down as long as the ramp-up (15 s)');
 });
 
 test('resolveIndex: the number from the container name Docker DNS gives back', async () => {

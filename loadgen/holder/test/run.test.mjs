@@ -158,6 +158,24 @@ test('this replica opens only its share; requests are keep-alive GETs with ?unti
   assert.ok(ms[1] >= 1500 && ms[1] < 1600, `second: expected from 1500 to 1599 ms after the start, found ${ms[1]}`);
 });
 
+// The ramp-down goes at the ramp-up's pace: each answer is asked for
+// heldSeconds (RAMP_UP + HOLD) after its connection opened, here later than
+// RAMP_DOWN 0 would ask (all at once, at RAMP_UP + HOLD).
+test('each connection is held as long: the ramp-down closes at the pace the ramp-up opened', async (t) => {
+  const requests = [];
+  const port = await rawServer(t, (sock, request) => {
+    requests.push({ request, at: Date.now() });
+    sock.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n');
+  });
+  const s = await runHolder(config(port, { CONNECTIONS: '3', RAMP_UP: '1', HOLD: '1', RAMP_DOWN: '0' }), quiet);
+  assert.deepEqual([s.ok, s.failed, s.held_s], [3, 0, 2]);
+  const held = requests.map(({ request, at }) => +/until=([0-9]+)/.exec(request)[1] - at).sort((a, b) => a - b);
+  const ends = requests.map(({ request }) => +/until=([0-9]+)/.exec(request)[1] - s.started_at_ms).sort((a, b) => a - b);
+  // Asked at open + 2 s on the next 100 ms boundary (the request leaves a few ms after the open).
+  for (const ms of held) assert.ok(ms > 1800 && ms <= 2100, `asked ${ms} ms after its request: expected 2,000 ms after its open, to the next 100 ms`);
+  assert.ok(ends[2] - ends[0] >= 500, `ends ${ends.join(', ')} ms after the start: expected spread as the opens were (0, 333, 667 ms)`);
+});
+
 test('closed port: every connection fails with ECONNREFUSED', async () => {
   const probe = net.createServer().listen(0, '127.0.0.1');
   await once(probe, 'listening');

@@ -25,7 +25,7 @@
 //   sized             the connection preflight sizes its replicas: the runner
 //                     reads its own container's limits (SERVICE_nofile,
 //                     SERVICE_memory_bytes in limits.env)
-import { loadConfig } from '../../../loadgen/holder/lib.mjs';
+import { loadConfig, plannedSeconds } from '../../../loadgen/holder/lib.mjs';
 import { loadConfig as vegetaConfig } from '../../../loadgen/vegeta/lib.mjs';
 import { loadConfig as h2loadConfig } from '../../../loadgen/h2load/lib.mjs';
 import { UsageError, parseDuration } from './usage.mjs';
@@ -74,8 +74,8 @@ export const LOAD_TOOLS = {
     scripts: false,
     env: () => ({}),
     // The holder's own defaults (loadgen/holder/lib.mjs) for what a step leaves out.
-    seconds: (env) => { const c = loadConfig(env); return c.rampUp + c.rampSlack + c.hold + c.rampDown; },
-    lastSeconds: (env) => { const c = loadConfig(env); return c.rampUp + c.rampSlack + c.hold + c.rampDown + c.grace; },
+    seconds: (env) => plannedSeconds(loadConfig(env)),
+    lastSeconds: (env) => { const c = loadConfig(env); return plannedSeconds(c) + c.grace; },
     sampleAt: (env) => { const c = loadConfig(env); return c.rampUp + c.rampSlack + c.hold / 2; },
     needs: () => null,
     sized: true,

@@ -148,23 +148,36 @@ export function holderWindows(merged) {
   return out;
 }
 
+// The closes a second the holders asked for: each connection is held as
+// long (held_s), so the ramp-down goes at the ramp's pace (RAMP_RATE), and
+// no faster than RAMP_DOWN spreads them. Summaries without held_s asked for
+// RAMP_DOWN's alone.
+function drainAsked(merged, rampRate) {
+  const spread = merged.ramp_down > 0 ? merged.planned / merged.ramp_down : Infinity;
+  const asked = merged.held_s === undefined ? spread : Math.min(spread, rampRate ?? Infinity);
+  return Number.isFinite(asked) ? asked : null;
+}
+
 // breakdownOf {host, containers, services, merged} → {ramp, hold, drain}: each
 // window's cores per part, µs per connection opened/closed (ramp, drain) or
 // µs per connection held per second (hold), HAProxy's per process.
 export function breakdownOf({ host, containers, services, merged }) {
   if (!host || !merged) return null;
   const out = {};
-  for (const [name, w] of Object.entries(holderWindows(merged))) {
+  const windows = holderWindows(merged);
+  const rateOf = (w) => w.connections / ((w.window[1] - w.window[0]) / 1000);
+  for (const [name, w] of Object.entries(windows)) {
     const c = coresOver(host, containers, services, w.window);
     if (!c || !(w.connections > 0)) continue;
-    const rate = name === 'hold' ? w.connections : w.connections / ((w.window[1] - w.window[0]) / 1000);
+    const rate = name === 'hold' ? w.connections : rateOf(w);
     const us = (cores) => (cores * 1e6) / rate;
     out[name] = {
       connections: w.connections, seconds: (w.window[1] - w.window[0]) / 1000,
       rate: name === 'hold' ? null : rate,
-      // What the holders' schedule asked for (RAMP_UP, RAMP_DOWN), connections/s.
-      asked_rate: name === 'ramp' && merged.ramp_up > 0 ? merged.planned / merged.ramp_up
-        : name === 'drain' && merged.ramp_down > 0 ? merged.planned / merged.ramp_down : null,
+      // What the holders asked for, connections/s: opens at RAMP_UP's pace;
+      // answers at the pace the ramp opened, at most RAMP_DOWN's.
+      asked_rate: name === 'ramp' ? (merged.ramp_up > 0 ? merged.planned / merged.ramp_up : null)
+        : name === 'drain' ? drainAsked(merged, windows.ramp?.connections > 0 ? rateOf(windows.ramp) : null) : null,
       machine_cores: c.machine, cores: c.parts, us: Object.fromEntries(Object.entries(c.parts).map(([k, v]) => [k, us(v)])),
       machine_us: us(c.machine),
       kernel_cores: c.kernel,

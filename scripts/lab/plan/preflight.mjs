@@ -226,7 +226,7 @@ export function refusal(p) {
 // RAMP {seconds, down, perSecond, downPerSecond, minPerSecond}: the scenario's
 // ramp-up and ramp-down, made longer for a level that would open more than
 // perSecond connections a second (RAMP_UP), or close more than downPerSecond
-// (RAMP_DOWN). A paced ramp (the holders wait for HAProxy) may go as slow as
+// (RAMP_DOWN; the holders close at the pace they opened, up to that). A paced ramp (the holders wait for HAProxy) may go as slow as
 // minPerSecond (at most half of perSecond): every planned end moves later by
 // what that would add to the ramp-up (RAMP_SLACK).
 // IN_ORDER {project}: the held backend's replicas filled one after another
@@ -253,9 +253,10 @@ export function sizeLevels(target, fractions, limits, holdSeconds, topology = TO
     const most = haproxyAllows(nofile) + MAXCONN_MARGIN;
     const wall = most * processes * containers.length;
     const levelPastTheWall = connections > wall;
-    // And closes them at ramp.downPerSecond: each close is an answer from
-    // the backend through HAProxy (250,000 of them in 15 s timed out on 2
-    // cores; at 2,000/s the answers came at ~1,800/s and fell behind).
+    // And closes them at the pace they opened (each connection is held as
+    // long: loadgen/holder's heldSeconds), at most ramp.downPerSecond: each
+    // close is an answer from the backend through HAProxy (250,000 of them
+    // in 15 s timed out on 2 cores).
     const rampDown = ramp ? Math.max(ramp.down, Math.ceil(connections / (ramp.downPerSecond ?? ramp.perSecond))) : null;
     // Past the wall the clients do not wait for HAProxy (below): no slack.
     const slowest = ramp?.minPerSecond && !levelPastTheWall ? Math.min(ramp.minPerSecond, ramp.perSecond / 2) : null;

@@ -52,7 +52,7 @@ export const LITTLES_LAW_KEYS = ['service_seconds', 'clients'];
 export const READING_KINDS = {
   tipping_point: ['metric', 'factor', 'article', 'curve'], memory: [], syn_timing: [], sign_floor: ['step', 'floor', 'label'],
   saturation: [], capacity: ['curve', 'tolerance_pct', 'metric', 'factor'], curve_ratio: ['a', 'b', 'article', 'label'],
-  per_core: ['reference', 'published'], core_scaling: ['curve', 'article'], versus: ['metric'], breakdown: ['haproxy_within'],
+  per_core: ['reference', 'published'], core_scaling: ['curve', 'article'], versus: ['metric'], breakdown: ['haproxy_within', 'drain_at_least'],
 };
 // backends: the services HAProxy's server templates resolve (topology.txt),
 // each up to the replicas its template has slots for.
@@ -356,6 +356,8 @@ function checkReferences(file, s, ids) {
       `readings[${i}]: expected {"kind": one of ${Object.keys(READING_KINDS).join(', ')}}, found ${JSON.stringify(r)}`);
     checkKeys(r, ['kind', ...READING_KINDS[r.kind]], file, `readings[${i}] (${r.kind})`);
     checkMetrics(r.metric === undefined ? [] : [r.metric], file, `readings[${i}]`);
+    check(r.drain_at_least === undefined || (typeof r.drain_at_least === 'number' && r.drain_at_least > 0 && r.drain_at_least <= 1), file,
+      `readings[${i}] (${r.kind}) drain_at_least: expected a share above 0 and at most 1, found ${JSON.stringify(r.drain_at_least)}`);
   });
   check(s.comparisons === undefined || Array.isArray(s.comparisons), file, `comparisons: expected a list, found ${kindOf(s.comparisons)}`);
   (s.comparisons ?? []).forEach((c, i) => {

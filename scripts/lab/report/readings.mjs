@@ -364,22 +364,24 @@ function versusReading({ metric = 'haproxy_us_per_req' }, rows) {
 // each part per connection opened (ramp), held (µs per second of hold) and
 // closed (ramp-down), against the floors the run measured (evidence/floors.mjs).
 // Judged: HAProxy's µs per connection opened on the last level within
-// HAPROXY_WITHIN × its own floor, when that level's ramp lasted long enough.
+// HAPROXY_WITHIN × its own floor, when that level's ramp lasted long enough;
+// and with DRAIN_AT_LEAST, its ramp-down closing at least that share of the
+// pace its ramp opened, when the ramp-down lasted long enough.
 const MIN_JUDGED_RAMP_SECONDS = 10;
 // A holder step's windows in the breakdown, and their names in the report.
 const WINDOWS = [['ramp', 'ramp'], ['hold', 'hold'], ['drain', 'ramp-down']];
 const usText = (v) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v.toFixed(1)) : '-');
 
-function breakdownReading({ haproxy_within: within = 5 }, rows, run = {}) {
+function breakdownReading({ haproxy_within: within = 5, drain_at_least: atLeast = null }, rows, run = {}) {
   const floors = run.connectionFloors ?? null;
   const ran = rows.filter((r) => r.measured?.cpu_breakdown);
   if (ran.length === 0) return { lines: ['not measured: no step has the host sampler\'s CPU (host-sampler.txt; not sampled on a Swarm)'] };
   const floorOf = { haproxy: floors?.haproxy?.close_us, load: floors?.node?.connect_us, backends: floors?.node?.accept_us };
-  const verdict = haproxyAgainstFloor(ran, floorOf, within);
+  const verdicts = [haproxyAgainstFloor(ran, floorOf, within), ...(atLeast === null ? [] : [drainAgainstRamp(ran, atLeast)])];
   return {
-    ok: verdict.ok,
+    ok: verdicts.every((v) => v.ok),
     table: breakdownTable(ran, floorOf),
-    lines: [floorsLine(floors), ...paceLines(ran), ...grewLines(ran), ...restLines(ran), ...perProcessLines(ran, floorOf), verdict.line],
+    lines: [floorsLine(floors), ...paceLines(ran), ...grewLines(ran), ...restLines(ran), ...perProcessLines(ran, floorOf), ...verdicts.map((v) => v.line)],
   };
 }
 
@@ -465,6 +467,16 @@ function haproxyAgainstFloor(ran, floorOf, within) {
   if (!(floorOf.haproxy > 0)) return { ok: false, line: 'HAProxy per connection opened against its floor: no floor measured (floors/): FAIL' };
   const x = top.us.haproxy / floorOf.haproxy;
   return { ok: x <= within, line: `HAProxy per connection opened at ${ran.at(-1).label}: ${usText(top.us.haproxy)} µs, ${x.toFixed(1)}× its floor (want ≤ ${within}×): ${x <= within ? 'pass' : 'FAIL'}` };
+}
+
+function drainAgainstRamp(ran, atLeast) {
+  const { label } = ran.at(-1), { ramp, drain } = ran.at(-1).measured.cpu_breakdown;
+  const want = `want ≥ ${(atLeast * 100).toFixed(0)}%`;
+  if (!ramp || !drain || drain.seconds < MIN_JUDGED_RAMP_SECONDS) {
+    return { ok: true, line: `Closing as fast as opening: not judged, the last level's ramp-down ${drain ? `lasted ${drain.seconds.toFixed(1)} s` : 'left no window'} (${MIN_JUDGED_RAMP_SECONDS} s or more is judged)` };
+  }
+  const share = drain.rate / ramp.rate;
+  return { ok: share >= atLeast, line: `Closing as fast as opening at ${label}: ${drain.rate.toFixed(0)} closes/s, ${(share * 100).toFixed(0)}% of the ${ramp.rate.toFixed(0)} opens/s of its ramp (${want}): ${share >= atLeast ? 'pass' : 'FAIL'}` };
 }
 
 // kind → its title and how to read it.

@@ -91,7 +91,14 @@ test('holder windows: the ramp (opened), the hold (held), the ramp-down (answere
   assert.equal(Math.round(b.ramp.us.haproxy), 400, 'HAProxy 0.4 cores at 1,000/s: 400 µs per connection');
   assert.equal(Math.round(b.hold.us.haproxy), 200, 'held: 0.4 cores ÷ 2,000 held = 200 µs per connection per second');
   assert.equal(b.ramp.asked_rate, 1000);
+  assert.equal(Math.round(b.drain.asked_rate), 1000, 'a summary without held_s: RAMP_DOWN 2 s for 2,000');
   assert.equal(breakdownOf({ host: null, containers: new Map(), services: SERVICES, merged }), null);
+  // Each connection held as long: the ramp-down is asked at the ramp's pace
+  // (1,000/s), not at RAMP_DOWN's (2,000 in 0.5 s); and never faster than RAMP_DOWN.
+  const held = (rampDown) => breakdownOf({ host: parseHostSampler(sampler({ t0: 99_000, seconds: 10 })), containers: parseContainers(CONTAINERS),
+    services: SERVICES, merged: { ...merged, ramp_down: rampDown, held_s: 3 } }).drain.asked_rate;
+  assert.equal(Math.round(held(0.5)), 1000);
+  assert.equal(Math.round(held(4)), 500);
 });
 
 test('floors: per connection from the Node pair, per request from HAProxy; missing parts are null', () => {
@@ -145,4 +152,20 @@ test('breakdown reading: a table of µs per connection against the floors; HAPro
   assert.ok(short.lines.some((l) => /not judged, the last level's ramp lasted 3\.0 s/.test(l)));
   const [unfloored] = readingsOf(plan, [row('level-a', 300), row('level-b', 200)], {});
   assert.equal(unfloored.ok, false, 'no floor measured: not passed');
+  // Closing as fast as opening (drain_at_least): the last level's ramp-down against its ramp's 2,000/s.
+  const drained = (rate, seconds = 20) => {
+    const r = row('level-b', 200);
+    r.measured.cpu_breakdown.drain = window(200, { rate, seconds });
+    return r;
+  };
+  const judged = { readings: [{ kind: 'breakdown', haproxy_within: 5, drain_at_least: 0.9 }] };
+  const [kept] = readingsOf(judged, [row('level-a', 300), drained(1900)], run);
+  assert.equal(kept.ok, true);
+  assert.ok(kept.lines.includes('Closing as fast as opening at level-b: 1900 closes/s, 95% of the 2000 opens/s of its ramp (want ≥ 90%): pass'), kept.lines.join('\n'));
+  const [slow] = readingsOf(judged, [row('level-a', 300), drained(1500)], run);
+  assert.equal(slow.ok, false, 'closing at 75% of the opening pace');
+  const [brief] = readingsOf(judged, [row('level-a', 300), drained(1500, 3)], run);
+  assert.notEqual(brief.ok, false, 'a 3 s ramp-down is not judged');
+  assert.ok(brief.lines.some((l) => /^Closing as fast as opening: not judged, the last level's ramp-down lasted 3\.0 s/.test(l)), brief.lines.join('\n'));
+  assert.ok(!pass.lines.some((l) => /Closing as fast/.test(l)), 'without drain_at_least: no such line');
 });

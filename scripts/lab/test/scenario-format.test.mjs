@@ -150,6 +150,7 @@ test('other refusals name what was expected and what was found', () => {
     [(s) => { s.backends = { 'backend-fast': 11 }; }, /backends backend-fast: expected a whole number from 1 to 10, found number 11$/],
     [(s) => { s.readings = [{ kind: 'tipping' }]; }, /readings\[0\]: expected \{"kind": one of tipping_point, memory, syn_timing, sign_floor, saturation, capacity, curve_ratio, per_core, core_scaling, versus, breakdown\}/],
     [(s) => { s.load.env.VUS = { n: 1 }; }, /load: VUS "\[object Object\]" must be one word$/],
+    [(s) => { s.readings = [{ kind: 'breakdown', drain_at_least: 90 }]; }, /readings\[0\] \(breakdown\) drain_at_least: expected a share above 0 and at most 1, found 90$/],
   ];
   for (const [change, expected] of cases) assert.match(refusal('bad', change), expected);
 });
