@@ -27,6 +27,22 @@ test_e2e_04_hitless_reload_keeps_inflight_request() {
   [[ "${after}" != "${before}" ]] || fail "worker pid unchanged: no reload happened"
 }
 
+# reload_into_variant NAME SED_EXPR: HAProxy reloaded on the baseline config
+# changed by SED_EXPR and described as NAME (show info), in its writable dir.
+reload_into_variant() {
+  compose exec -T haproxy sh -c "sed -e 's/^    description baseline/    description $1/' -e '$2' \
+    /usr/local/etc/haproxy/haproxy.cfg >/var/lib/haproxy/$1.cfg && mv -f /var/lib/haproxy/$1.cfg /var/lib/haproxy/live.cfg"
+  compose kill -s USR2 haproxy >/dev/null 2>&1
+  wait_for 30 "HAProxy to run the $1 config" description_is "$1"
+}
+
+# reload_onto_baseline: HAProxy reloaded on haproxy.cfg again.
+reload_onto_baseline() {
+  compose exec -T haproxy ln -sfn /usr/local/etc/haproxy/haproxy.cfg /var/lib/haproxy/live.cfg
+  compose kill -s USR2 haproxy >/dev/null 2>&1
+  wait_for 30 "HAProxy back on the baseline" description_is baseline
+}
+
 # Why the runner restarts HAProxy for a step that changes a listening socket:
 # a reload (USR2) hands the old worker's sockets to the new one, which keeps
 # their backlog. The new config runs (show info says so), the socket does not.
@@ -34,16 +50,9 @@ test_e2e_04d_a_reload_keeps_the_listening_sockets_backlog() {
   local backlog
   e2e_up
   assert_eq 5000 "$(fe_main_backlog)" "fe_main backlog before (the baseline's maxconn)"
-  # shellcheck disable=SC2016 # expanded by the container's shell
-  compose exec -T haproxy sh -c 'sed -e "s/^    description baseline/    description backlog-64/" \
-    -e "s/^    bind :8080$/    bind :8080 backlog 64/" /usr/local/etc/haproxy/haproxy.cfg >/var/lib/haproxy/backlog-64.cfg \
-    && mv -f /var/lib/haproxy/backlog-64.cfg /var/lib/haproxy/live.cfg'
-  compose kill -s USR2 haproxy >/dev/null 2>&1
-  wait_for 30 "HAProxy to run the backlog-64 config" description_is backlog-64
+  reload_into_variant backlog-64 's/^    bind :8080$/    bind :8080 backlog 64/'
   backlog=$(fe_main_backlog)
-  compose exec -T haproxy ln -sfn /usr/local/etc/haproxy/haproxy.cfg /var/lib/haproxy/live.cfg
-  compose kill -s USR2 haproxy >/dev/null 2>&1
-  wait_for 30 "HAProxy back on the baseline" description_is baseline
+  reload_onto_baseline
   echo "after a reload to 'bind :8080 backlog 64': ss shows backlog ${backlog}"
   assert_eq 5000 "${backlog}" "fe_main backlog after a reload asking for 64 (the old socket's)"
 }
@@ -156,18 +165,11 @@ join_refusing_members() {
 test_e2e_04e_a_refusing_server_is_taken_out_at_its_first_refusal() {
   local since marked
   e2e_up
-  # shellcheck disable=SC2016 # expanded by the container's shell
-  compose exec -T haproxy sh -c 'sed -e "s/^    description baseline/    description checks-30s/" \
-    -e "s/ check inter 1s / check inter 30s /" /usr/local/etc/haproxy/haproxy.cfg >/var/lib/haproxy/checks-30s.cfg \
-    && mv -f /var/lib/haproxy/checks-30s.cfg /var/lib/haproxy/live.cfg'
-  compose kill -s USR2 haproxy >/dev/null 2>&1
-  wait_for 30 "HAProxy to run the checks-30s config" description_is checks-30s
+  reload_into_variant checks-30s 's/ check inter 1s / check inter 30s /'
   since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   load_during refusing-members true 15 join_refusing_members 2
-  docker rm -f "${COMPOSE_PROJECT_NAME}-refusing-1" "${COMPOSE_PROJECT_NAME}-refusing-2" >/dev/null
+  remove_refusing_members
   marked=$(service_log "${since}" haproxy | grep -Eo 'be_fast/fast[0-9]+ is DOWN, reason: Health analyze' | sort -u | wc -l)
-  compose exec -T haproxy ln -sfn /usr/local/etc/haproxy/haproxy.cfg /var/lib/haproxy/live.cfg
-  compose kill -s USR2 haproxy >/dev/null 2>&1
-  wait_for 30 "HAProxy back on the baseline" description_is baseline
+  reload_onto_baseline
   assert_eq 2 "${marked}" "be_fast servers HAProxy marked DOWN at a refused connection (its log: reason: Health analyze)"
 }

@@ -40,12 +40,21 @@ e2e_teardown() {
   [[ ${e2e_started} -eq 1 ]] || return 0
   e2e_started=0
   log "e2e: tearing down"
-  docker rm -f "${COMPOSE_PROJECT_NAME}-fake-grafana" "${COMPOSE_PROJECT_NAME}-refusing-1" \
-    "${COMPOSE_PROJECT_NAME}-refusing-2" >/dev/null 2>&1 || true
+  docker rm -f "${COMPOSE_PROJECT_NAME}-fake-grafana" >/dev/null 2>&1 || true
+  remove_refusing_members >/dev/null 2>&1 || true
   remove_instance_probes >/dev/null 2>&1 || true
   compose --profile '*' down -v --remove-orphans --timeout 5 >/dev/null 2>&1 || true
   remove_probes
   rm -rf "${LAB_ROOT:?}/${E2E_SUMMARIES}"
+}
+
+# remove_refusing_members: every container tests/e2e-reloads.sh's
+# join_refusing_members started (its test's end, and the teardown after a
+# failure).
+remove_refusing_members() {
+  local ids
+  mapfile -t ids < <(docker ps -aq --filter "name=^${COMPOSE_PROJECT_NAME}-refusing-[0-9]+$")
+  [[ ${#ids[@]} -eq 0 ]] || docker rm -f "${ids[@]}" >/dev/null
 }
 
 # e2e_up [ARGS...]: the lab every e2e test starts from: the e2e services up
