@@ -265,7 +265,7 @@ put_lab_back() {
   # Last: putting the baseline back reads HAProxy through its probe.
   remove_instance_probes || true
   if [[ -f "${run_dir}/INCOMPLETE" ]]; then
-    labctl report "${run_dir#"${LAB_ROOT}/"}" --command "scripts/scenario.sh ${scenario_args}" >/dev/null 2>&1 || true
+    labctl report "${run_dir#"${LAB_ROOT}/"}" >/dev/null 2>&1 || true
   fi
 }
 
@@ -313,7 +313,7 @@ plan_run() {
   # these. An engine that does not answer is require_stack's to name.
   if cores=$(docker info -f '{{.NCPU}}' 2>/dev/null); then set -- --machine-cores "${cores}" "$@"; fi
   [[ ${on_swarm:-0} -eq 0 ]] || set -- --on-swarm "$@"
-  labctl plan "${scenario}" --out "${out}" --lab-processes "$(env_value HAPROXY_PROCESSES)" "$@" || exit 2
+  labctl plan "${scenario}" --out "${out}" --command "scripts/scenario.sh ${scenario_args}" --lab-processes "$(env_value HAPROXY_PROCESSES)" "$@" || exit 2
   read_run_env
   require_stack
   require_versus_image
@@ -322,7 +322,7 @@ plan_run() {
   labctl preflight "${scenario}" --limits "${out}/limits.env" "$@" || exit 2
   # The project names the backends' containers (connections.backends_in_order).
   project=$(compose_project)
-  labctl plan "${scenario}" --out "${out}" --limits "${out}/limits.env" --lab-processes "$(env_value HAPROXY_PROCESSES)" \
+  labctl plan "${scenario}" --out "${out}" --command "scripts/scenario.sh ${scenario_args}" --limits "${out}/limits.env" --lab-processes "$(env_value HAPROXY_PROCESSES)" \
     ${project:+--project "${project}"} "$@" || exit 2
   read_run_env
 }
@@ -436,7 +436,7 @@ run_scenario() {
   done
   local rc=0
   write_versions
-  labctl report "${run_dir#"${LAB_ROOT}/"}" --command "scripts/scenario.sh ${scenario_args}" || rc=$?
+  labctl report "${run_dir#"${LAB_ROOT}/"}" || rc=$?
   # Without Grafana (offline: no stand-in) the run's chart.svg is the chart.
   [[ ${grafana_ok} -eq 0 ]] || log "dashboard: http://127.0.0.1:$(env_value GRAFANA_PORT)/d/haproxy-lab?from=${started_ms}&to=$(now_ms)"
   log "results: ${run_dir#"${LAB_ROOT}/"}/ (report.md, summary.csv, summary.json, chart.svg)"

@@ -2,7 +2,7 @@
 // with the repository at the working directory (the host needs only bash):
 //   list                      scenarios with their one-line description and source
 //   describe NAME             a scenario's steps and options
-//   plan NAME --out DIR [--quick] [--duration S] [--replicas N] [--repeat N]
+//   plan NAME --out DIR [--command C] [--quick] [--duration S] [--replicas N] [--repeat N]
 //                             write DIR/plan.json, DIR/topology.txt, each step's HAProxy config,
 //                             DIR/run.env and DIR/steps/NN-id/step.env (the
 //                             runner's only input: scripts/lab/plan/runfolder.mjs)
@@ -15,10 +15,10 @@
 //                             compare a config's listening sockets (a .listeners
 //                             file plan wrote) with `ss -ltn`; one line per
 //                             difference, exit 1 if any
-//   report DIR [--command C]
-//                             the measured-vs-published table; writes summary.*,
+//   report DIR                the measured-vs-published table; writes summary.*,
 //                             report.md and chart.svg; exit 3 if a verdict failed
-//                             (versions: DIR/versions.env and the load tools' own)
+//                             (versions: DIR/versions.env and the load tools' own;
+//                             the command: DIR/run.env's)
 //   stack --host-root DIR [--without SERVICE]... [--scale SERVICE=N]... < COMPOSE_CONFIG_JSON
 //                             the lab as a Swarm stack file (JSON, on stdout):
 //                             compose config's JSON made into what `docker stack
@@ -28,6 +28,18 @@
 //         < COMPOSE_CONFIG_JSON
 //                             one step's load tool as a stack file of its own
 //                             (a Swarm run of scripts/scenario.sh)
+//   kept pack SRC DEST --max-bytes N [--as-reported WHY]
+//                             keep the finished run SRC as DEST (docs/runs/S/T): the
+//                             outputs and inputs in the clear, the rest in one archive
+//                             (scripts/lab/kept/kept.mjs), the outputs re-reported from it
+//                             (--as-reported: SRC's own kept, and why, when re-reporting
+//                             cannot give them)
+//   kept check [DIR...]       re-report each kept run (all of docs/runs by default)
+//                             from its archive; exit 1 if an output differs
+//   kept refresh [DIR...]     re-report each kept run in place (today's code)
+//   kept extract DIR OUT      a kept run's evidence unpacked into the new folder OUT
+//   kept size ROOT --max-bytes N
+//                             exit 1 if the files under ROOT add up to more
 // A usage error prints one line on stderr and exits 2.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,9 +47,9 @@ import { availableParallelism } from 'node:os';
 import { renderConfig } from './plan/render.mjs';
 import { MAX_PROCESSES, OPTIONS, SCENARIO_OPTIONS, UsageError, buildPlan, chosenSteps, listScenarios, loadScenario, parseOptions, stepComposeEnv } from './plan/scenarios.mjs';
 import { formatPreflight, memoryFor, pastTheWall, preflight, processesFor, readLimits, refusal, sizeLevels } from './plan/preflight.mjs';
-import { buildReport, formatTable, readRun, writeOutputs } from './report/report.mjs';
+import { buildReport, commandIn, formatTable, readRun, versionsOf, writeOutputs } from './report/report.mjs';
 import { writeRunFolder } from './plan/runfolder.mjs';
-import { parseEnv } from './core/envfile.mjs';
+import { KeptError, asReported, checkKept, extractKept, keptRuns, keptSize, packRun, refreshKept } from './kept/kept.mjs';
 import { TOPOLOGY, TOPOLOGY_FILE, containersOf, expandProcesses } from './core/topology.mjs';
 import { DEFAULT_TOOL, LOAD_TOOLS } from './core/loadtools.mjs';
 import { expectedListeners, listenersText } from './plan/listeners.mjs';
@@ -187,7 +199,9 @@ function plan(args) {
   if (project !== undefined && !/^[a-z0-9][a-z0-9_-]*$/.test(project)) {
     throw new UsageError(`--project needs a Compose project name (lowercase letters, digits, "-" and "_"), got "${project}"`);
   }
-  const [settings, flags] = settingsFlag(afterProject);
+  // The runner's: the command as the user typed it, which the report names.
+  const [command = '', afterCommand] = takeFlag(afterProject, '--command');
+  const [settings, flags] = settingsFlag(afterCommand);
   const scenario = loadScenario(ROOT, name, { settings });
   // The runner's --on-swarm: the lab runs as a Swarm stack (no cpuset there).
   const swarm = flags.includes('--on-swarm');
@@ -197,7 +211,7 @@ function plan(args) {
   if (scenario.connections && !limitsFile) {
     if (checkOnly) return;
     if (!out) throw new UsageError('plan needs --out DIR');
-    writeRunFolder(out, { scenario: name, steps: [] }, 'needed');
+    writeRunFolder(out, { scenario: name, steps: [] }, 'needed', command);
     return;
   }
   if (scenario.connections) {
@@ -224,7 +238,7 @@ function plan(args) {
   // instances and frontends from here, whatever the lab's table says later.
   const processes = result.steps[0]?.compose_env?.HAPROXY_PROCESSES ?? labProcesses;
   writeFileSync(join(out, 'topology.txt'), expandProcesses(readFileSync(TOPOLOGY_FILE, 'utf8'), { HAPROXY_PROCESSES: processes }));
-  writeRunFolder(out, result, scenario.connections ? 'done' : 'none');
+  writeRunFolder(out, result, scenario.connections ? 'done' : 'none', command);
 }
 
 function preflightCommand(args) {
@@ -258,22 +272,14 @@ function listenersCommand([expected, ssFile, somaxconn]) {
   if (problems.length > 0) process.exitCode = 1;
 }
 
-// versionsOf DIR RUN: what ran, by name: the lab's services as the runner
-// read them (versions.env) and each load tool's own, from its evidence.
-function versionsOf(dir, run) {
-  const file = join(dir, 'versions.env');
-  const lab = existsSync(file) ? parseEnv(readFileSync(file, 'utf8')) : {};
-  return Object.assign(lab, ...run.steps.map((s) => s.versions ?? {}));
-}
-
 function report(args) {
   const [dir, ...rest] = args;
   if (!dir) throw new UsageError('report needs a results directory');
-  const [command] = takeFlag(rest, '--command');
+  if (rest.length) throw new UsageError(`report DIR takes nothing more (got ${rest.join(' ')}): the command that made the run is run.env's`);
   const run = readRun(dir);
   const result = buildReport(run);
   // writeOutputs reads each step's rendered config itself for report.md.
-  writeOutputs(dir, result, { versions: versionsOf(dir, run), command: command ?? '' });
+  writeOutputs(dir, result, { versions: versionsOf(dir, run), command: commandIn(dir) });
   console.log(formatTable(result));
   if (!result.ok) process.exitCode = 3;
 }
@@ -329,6 +335,64 @@ function stepCostCommand([log]) {
   console.log(costTable(parseCalls(readFileSync(log, 'utf8'))));
 }
 
+const byteCount = (raw) => {
+  if (!/^[1-9]\d*$/.test(raw ?? '')) throw new UsageError(`--max-bytes needs a size in bytes, e.g. 262144 (got "${raw ?? ''}")`);
+  return Number(raw);
+};
+
+// kept pack|check|refresh|extract|size: kept runs (scripts/lab/kept/kept.mjs).
+function keptCommand([action, ...args]) {
+  const mib = (bytes) => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  try {
+    if (action === 'pack') {
+      const [max, afterMax] = takeFlag(args, '--max-bytes');
+      const [why, [src, dest, ...more]] = takeFlag(afterMax, '--as-reported');
+      if (!src || !dest || more.length || why === '') throw new UsageError('kept pack SRC DEST --max-bytes N [--as-reported WHY]');
+      const r = packRun(src, dest, { maxBytes: byteCount(max), asReported: why ?? null });
+      const said = why ? `; kept as reported (${r.changed.join(', ')} re-report differently): ${why}`
+        : r.changed.length ? `; re-reported from what is kept, ${r.changed.join(', ')} differ from the run's own (reported by other code, or reading a file left out)` : '';
+      console.log(`${src} → ${dest}: ${r.archived} files in the archive, ${r.leftOut ? `${r.leftOut} left out (LEFT-OUT.txt in it)` : 'none left out'}${said}`);
+    } else if (action === 'check' || action === 'refresh') {
+      const dirs = keptRuns(ROOT, args);
+      let differ = 0;
+      for (const dir of dirs) {
+        const why = asReported(dir);
+        if (why !== null && action === 'refresh') {
+          console.log(`${dir}: kept as reported, not refreshed (${why})`);
+          continue;
+        }
+        if (action === 'refresh') {
+          const changed = refreshKept(dir);
+          console.log(`${dir}: ${changed.length ? `re-reported, ${changed.join(', ')} changed` : 'as kept'}`);
+          continue;
+        }
+        const found = checkKept(dir);
+        differ += found.length ? 1 : 0;
+        for (const { file, difference } of found) console.log(`${dir}/${file}: re-reported from its archive, it differs at ${difference}`);
+      }
+      if (differ) {
+        console.log(`${differ} of ${dirs.length} kept runs re-report differently: if the report's code changed on purpose, run scripts/keep-run.sh --refresh and commit the outputs`);
+        process.exitCode = 1;
+      }
+    } else if (action === 'extract') {
+      if (args.length !== 2) throw new UsageError('kept extract DIR OUT: a kept run and a new folder');
+      extractKept(args[0], args[1]);
+    } else if (action === 'size') {
+      const [max, [root, ...more]] = takeFlag(args, '--max-bytes');
+      if (!root || more.length) throw new UsageError('kept size ROOT --max-bytes N');
+      const limit = byteCount(max);
+      const size = keptSize(root);
+      console.log(`${root}: ${mib(size)} (the limit is ${mib(limit)})`);
+      if (size > limit) process.exitCode = 1;
+    } else {
+      throw new UsageError(`kept ${action ?? ''}: use kept pack, check, refresh, extract or size`);
+    }
+  } catch (err) {
+    if (err instanceof KeptError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 function main([command, ...args]) {
   switch (command) {
     case 'list': return list();
@@ -339,7 +403,8 @@ function main([command, ...args]) {
     case 'preflight': return preflightCommand(args);
     case 'stack': return stackCommand(args);
     case 'step-cost': return stepCostCommand(args);
-    default: throw new UsageError(`unknown command "${command ?? ''}": use list, describe, plan, preflight, listeners, report, stack or step-cost`);
+    case 'kept': return keptCommand(args);
+    default: throw new UsageError(`unknown command "${command ?? ''}": use list, describe, plan, preflight, listeners, report, stack, step-cost or kept`);
   }
 }
 

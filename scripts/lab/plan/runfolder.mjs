@@ -20,9 +20,10 @@ import { envText } from '../core/envfile.mjs';
 
 const allTools = (field) => [...new Set(Object.values(LOAD_TOOLS).map((t) => t[field]))].join(' ');
 
-// runEnv PLAN PREFLIGHT: run.env's text. PREFLIGHT: "none" (no connection
-// levels), "needed" (levels not sized yet: no steps planned) or "done".
-export function runEnv(plan, preflight) {
+// runEnv PLAN PREFLIGHT COMMAND: run.env's text. PREFLIGHT: "none" (no
+// connection levels), "needed" (levels not sized yet: no steps planned) or
+// "done". COMMAND: what the user ran, which the report names.
+export function runEnv(plan, preflight, command = '') {
   return envText(
     [`${plan.scenario}: written by scripts/lab/cli.mjs plan, read by scripts/scenario.sh`],
     [
@@ -38,6 +39,7 @@ export function runEnv(plan, preflight) {
       ['connection_floors', (plan.readings ?? []).some((r) => r.kind === 'breakdown') ? 'needed' : 'none'],
       // --versus: the second HAProxy image, which the runner makes sure is here.
       ['versus', plan.options?.versus ?? ''],
+      ['command', command],
     ],
   );
 }
@@ -85,8 +87,8 @@ function stepEnv(plan, step, out) {
   );
 }
 
-// writeRunFolder OUT PLAN PREFLIGHT: run.env and every step's step.env.
-export function writeRunFolder(out, plan, preflight) {
+// writeRunFolder OUT PLAN PREFLIGHT COMMAND: run.env and every step's step.env.
+export function writeRunFolder(out, plan, preflight, command = '') {
   fs.mkdirSync(out, { recursive: true });
   if (preflight !== 'needed') {
     for (const step of plan.steps) {
@@ -95,5 +97,5 @@ export function writeRunFolder(out, plan, preflight) {
     }
   }
   // Last: the runner reads run.env once every step folder exists.
-  fs.writeFileSync(path.join(out, 'run.env'), runEnv(plan, preflight));
+  fs.writeFileSync(path.join(out, 'run.env'), runEnv(plan, preflight, command));
 }

@@ -158,9 +158,42 @@ function measuredDetails(row) {
   return out;
 }
 
-// The step's HAProxy configs: repeated runs usually share one, so each
-// distinct text is shown once.
-function configDetails(row, configs) {
+// lineDiff A B → the lines of B that differ from A, as a unified diff's body
+// without context ("-" from A, "+" from B, "@@ line N" where a change starts):
+// the longest common subsequence of the two lists of lines.
+export function lineDiff(a, b) {
+  const x = a.replace(/\n$/, '').split('\n');
+  const y = b.replace(/\n$/, '').split('\n');
+  const lcs = Array.from({ length: x.length + 1 }, () => new Uint16Array(y.length + 1));
+  for (let i = x.length - 1; i >= 0; i -= 1) {
+    for (let j = y.length - 1; j >= 0; j -= 1) lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+  }
+  const out = [];
+  let i = 0;
+  let j = 0;
+  let inHunk = false;
+  const mark = (line) => {
+    if (!inHunk) out.push(`@@ line ${j + 1}`);
+    inHunk = true;
+    out.push(line);
+  };
+  while (i < x.length || j < y.length) {
+    if (i < x.length && j < y.length && x[i] === y[j]) {
+      i += 1; j += 1; inHunk = false;
+    } else if (j < y.length && (i === x.length || lcs[i][j + 1] > lcs[i + 1][j])) {
+      mark(`+${y[j]}`); j += 1;
+    } else {
+      mark(`-${x[i]}`); i += 1;
+    }
+  }
+  return out;
+}
+
+// The step's HAProxy configs. The first one the report meets is shown whole;
+// the others as their changes to it, since steps differ by a few lines (a
+// 42-step report repeated 300 lines a step). Repeated runs usually share one
+// config: each distinct text is shown once.
+function configDetails(row, configs, shown) {
   const texts = new Map();
   for (const r of row.per_run) {
     const text = configs[r.dir] ?? (r.config ? configs[r.config] : undefined);
@@ -170,27 +203,45 @@ function configDetails(row, configs) {
   }
   return [...texts].flatMap(([text, runs]) => {
     const which = texts.size > 1 || runs.length < row.per_run.length ? ` (run ${runs.map((r) => r.run).join(', ')})` : '';
-    return ['', `HAProxy config${which}, \`${runs[0].config ?? runs[0].dir}\`:`, '', fenced(text, 'haproxy')];
+    const name = `\`${runs[0].config ?? runs[0].dir}\``;
+    if (!shown.first) {
+      shown.first = { text, name };
+      return ['', `HAProxy config${which}, ${name}:`, '', fenced(text, 'haproxy')];
+    }
+    const diff = lineDiff(shown.first.text, text);
+    if (!diff.length) return ['', `HAProxy config${which}, ${name}: the same as ${shown.first.name}.`];
+    return ['', `HAProxy config${which}, ${name}: ${shown.first.name} with these lines changed:`, '', fenced(diff.join('\n'), 'diff')];
   });
 }
 
-function stepDetails(row, configs) {
+// A step's details, folded under its label and verdict.
+function stepDetails(row, configs, shown) {
   const runs = row.per_run.map((r) => r.dir).join(', ');
   return [
-    `### ${row.label} (\`${row.id}\`): ${row.verdict}`, '',
+    `<details><summary><b>${escapeHtml(row.label)}</b> (<code>${escapeHtml(row.id)}</code>): ${escapeHtml(row.verdict)}</summary>`, '',
     `- runs: ${row.runs} of ${row.planned} (${runs})`,
     ...(row.measured ? measuredDetails(row) : []),
-    ...configDetails(row, configs),
+    ...configDetails(row, configs, shown),
+    '', '</details>',
   ];
 }
+
+const escapeHtml = (v) => String(v).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
 // Each reading under its own heading. A report read back from summary.json
 // has only the readings' lines (readingSections is not saved): one heading.
 function readingsMarkdown(report) {
   const sections = report.readingSections
     ?? (report.readings?.length ? [{ title: 'Readings', lines: report.readings }] : []);
-  return sections.filter((s) => s.lines.length || s.table)
-    .flatMap((s) => [`## ${s.title}`, '', ...(s.table ? [...markdownTable(s.table), ''] : []), ...s.lines.map((line) => `- ${line}`), '']);
+  const out = [];
+  let title = null;
+  for (const s of sections.filter((x) => x.lines.length || x.table)) {
+    // A reading per curve shares its title: one heading over them.
+    if (s.title !== title) out.push(`## ${s.title}`, '');
+    title = s.title;
+    out.push(...(s.table ? [...markdownTable(s.table), ''] : []), ...s.lines.map((line) => `- ${line}`), '');
+  }
+  return out;
 }
 
 // markdownTable [HEADER, ...ROWS] (arrays of cells; the first column left,
@@ -250,7 +301,8 @@ export function toMarkdown(report, { configs = {}, versions = {}, command = '' }
   if (report.comparisons.length) out.push('## Comparisons', '', ...report.comparisons.map((c) => `- ${c.text}`), '');
   out.push(...readingsMarkdown(report));
   if (report.notes.length) out.push('## Notes', '', ...report.notes.map((n) => `- ${n}`), '');
-  out.push('## Steps', '');
-  for (const row of report.rows) out.push(...stepDetails(row, configs), '');
+  out.push('## Steps', '', 'Each step\'s measurements and HAProxy config, folded: open a step to read it.', '');
+  const shown = {};
+  for (const row of report.rows) out.push(...stepDetails(row, configs, shown), '');
   return `${out.join('\n').replace(/\n+$/, '')}\n`;
 }

@@ -12,6 +12,7 @@ import { formatTable, toCSV, toMarkdown } from './format.mjs';
 import { readingsOf } from './readings.mjs';
 import { addRatio, aggregate, compare } from './rows.mjs';
 import { judge } from './verdicts.mjs';
+import { parseEnv } from '../core/envfile.mjs';
 
 export { readRun } from '../evidence/run.mjs';
 export { METRICS, metricLabel } from '../core/metrics.mjs';
@@ -96,7 +97,34 @@ function readConfigs(dir, report) {
   return configs;
 }
 
-const OUTPUTS = ['summary.json', 'summary.csv', 'report.md', 'chart.svg'];
+export const OUTPUTS = ['summary.json', 'summary.csv', 'report.md', 'chart.svg'];
+
+// versionsOf DIR RUN: what ran, by name: the lab's services as the runner
+// read them (versions.env) and each load tool's own, from its evidence.
+export function versionsOf(dir, run) {
+  const file = path.join(dir, 'versions.env');
+  const lab = fs.existsSync(file) ? parseEnv(fs.readFileSync(file, 'utf8')) : {};
+  return Object.assign(lab, ...run.steps.map((s) => s.versions ?? {}));
+}
+
+// commandIn DIR: the command that made the run, as the planner wrote it in
+// run.env ('' when it has none).
+export function commandIn(dir) {
+  const file = path.join(dir, 'run.env');
+  return (fs.existsSync(file) ? parseEnv(fs.readFileSync(file, 'utf8')).command : '') ?? '';
+}
+
+// summaryJson REPORT: summary.json's text. A step that ran once has its
+// figures once: min, max and its one run's copy would repeat them.
+export function summaryJson(report) {
+  const rows = report.rows.map((row) => (row.per_run.length > 1 ? row : {
+    ...row,
+    min: undefined,
+    max: undefined,
+    per_run: row.per_run.map(({ measured, ...rest }) => rest),
+  }));
+  return `${JSON.stringify({ ...report, rows }, null, 2)}\n`;
+}
 
 // writeOutputs DIR REPORT {configs, versions, command} → the names written.
 // Only these four files are ever (re)written; everything is rendered first so
@@ -104,7 +132,7 @@ const OUTPUTS = ['summary.json', 'summary.csv', 'report.md', 'chart.svg'];
 export function writeOutputs(dir, report, extras = {}) {
   const configs = extras.configs ?? readConfigs(dir, report);
   const texts = [
-    `${JSON.stringify(report, null, 2)}\n`,
+    summaryJson(report),
     toCSV(report),
     toMarkdown(report, { ...extras, configs }),
     renderChart(report),

@@ -17,9 +17,9 @@ const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'runfolder-'));
 test('a k6 step: named values, the load environment with the runner\'s variables, compose settings', () => {
   const plan = buildPlan(loadScenario(root, 'backend-timeout'), 'backend-timeout', { quick: true });
   const out = path.join(tmp(), 'results/backend-timeout/20260101T000000Z');
-  writeRunFolder(out, plan, 'none');
+  writeRunFolder(out, plan, 'none', 'scripts/scenario.sh backend-timeout --quick');
   const run = parseEnv(fs.readFileSync(path.join(out, 'run.env'), 'utf8'));
-  assert.deepEqual(run, { scenario: 'backend-timeout', steps: '2', preflight: 'none', load_services: 'loadgen holder vegeta h2load', load_profiles: 'load hold attack bench', sized_services: 'holder', tls_floor: 'none', connection_floors: 'none', versus: '' });
+  assert.deepEqual(run, { scenario: 'backend-timeout', steps: '2', preflight: 'none', load_services: 'loadgen holder vegeta h2load', load_profiles: 'load hold attack bench', sized_services: 'holder', tls_floor: 'none', connection_floors: 'none', versus: '', command: 'scripts/scenario.sh backend-timeout --quick' });
   const step = parseEnv(fs.readFileSync(path.join(out, plan.steps[0].dir, 'step.env'), 'utf8'));
   assert.equal(step.id, 'backend-timeout-2s');
   assert.equal(step.service, 'loadgen', 'k6 runs as the loadgen service');
