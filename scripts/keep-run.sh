@@ -5,10 +5,10 @@
 # docs/runs/SCENARIO/TIMESTAMP/ (results/ is git-ignored, so a run README or
 # docs cite must live there for a fresh clone to open it). Every file up to
 # KEEP_MAX_BYTES (default 262144) is kept as it is: the plan, configs and the
-# small raw evidence; the run's report.md, chart.svg, summary.json,
-# summary.csv and run.env whatever their size. A larger file is left out and
-# listed in LEFT-OUT.txt with its size and sha256, so the copy says what the
-# full run held. Refuses a folder that is not a finished
+# small raw evidence; the run's report.md, chart.svg, chart-time.svg,
+# summary.json, summary.csv and run.env whatever their size. A larger file is
+# left out and listed in LEFT-OUT.txt with its size and sha256, so the copy
+# says what the full run held. Refuses a folder that is not a finished
 # run (no report.md, or an INCOMPLETE file: --partial keeps such a run too,
 # its INCOMPLETE file with it, when what it measured before it stopped is
 # the evidence) and a destination that exists: nothing is overwritten.
@@ -23,7 +23,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 readonly KEEP_MAX_BYTES="${KEEP_MAX_BYTES:-262144}"
 # What README and docs link to, kept whatever its size (a 42-step ceiling
 # run's report.md is 371 KB).
-readonly ALWAYS_KEPT="report.md chart.svg summary.json summary.csv run.env"
+readonly ALWAYS_KEPT="report.md chart.svg chart-time.svg summary.json summary.csv run.env"
 staging="" partial=0
 
 usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }

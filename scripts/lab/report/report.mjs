@@ -1,11 +1,13 @@
 // The "measured vs published" half of the lab: read a results directory
 // (evidence/run.mjs), aggregate each step's runs into rows (rows.mjs), judge
 // the scenario's expectations (verdicts.mjs), read across the rows
-// (readings.mjs) and write summary.json, summary.csv, report.md (format.mjs)
-// and chart.svg (chart.mjs).
+// (readings.mjs) and write summary.json, summary.csv, report.md (format.mjs),
+// chart.svg (chart.mjs) and, for steps that held connections,
+// chart-time.svg (chart-time.mjs).
 import fs from 'node:fs';
 import path from 'node:path';
 import { renderChart } from './chart.mjs';
+import { renderTimeChart } from './chart-time.mjs';
 import { readText } from '../evidence/files.mjs';
 import { METRICS } from '../core/metrics.mjs';
 import { formatTable, toCSV, toMarkdown } from './format.mjs';
@@ -96,19 +98,29 @@ function readConfigs(dir, report) {
   return configs;
 }
 
-const OUTPUTS = ['summary.json', 'summary.csv', 'report.md', 'chart.svg'];
+// summary.json: the report, indented, each list of plain numbers on one line
+// (a step's time series holds hundreds; the file is kept in git).
+export function summaryJson(report) {
+  const numbers = /\[\n(?:\s*(?:-?\d[\d.eE+-]*|null),?\n)+\s*\]/g;
+  return `${JSON.stringify(report, null, 2).replace(numbers, (list) => `[${list.slice(1, -1).split(',').map((v) => v.trim()).join(', ')}]`)}\n`;
+}
 
 // writeOutputs DIR REPORT {configs, versions, command} → the names written.
-// Only these four files are ever (re)written; everything is rendered first so
-// an error leaves no half-written set.
+// Only these files are ever (re)written: summary.json, summary.csv,
+// report.md, chart.svg and chart-time.svg when a step has a time series (a
+// stale one is removed when none has). Everything is rendered first so an
+// error leaves no half-written set.
 export function writeOutputs(dir, report, extras = {}) {
   const configs = extras.configs ?? readConfigs(dir, report);
-  const texts = [
-    `${JSON.stringify(report, null, 2)}\n`,
-    toCSV(report),
-    toMarkdown(report, { ...extras, configs }),
-    renderChart(report),
-  ];
-  OUTPUTS.forEach((name, i) => fs.writeFileSync(path.join(dir, name), texts[i]));
-  return [...OUTPUTS];
+  const timeChart = renderTimeChart(report);
+  const texts = {
+    'summary.json': summaryJson(report),
+    'summary.csv': toCSV(report),
+    'report.md': toMarkdown(report, { ...extras, configs }),
+    'chart.svg': renderChart(report),
+    ...(timeChart === null ? {} : { 'chart-time.svg': timeChart }),
+  };
+  if (timeChart === null) fs.rmSync(path.join(dir, 'chart-time.svg'), { force: true });
+  for (const [name, content] of Object.entries(texts)) fs.writeFileSync(path.join(dir, name), content);
+  return Object.keys(texts);
 }
