@@ -5,9 +5,9 @@
 # Keeps a finished run as a reference run in git: docs/runs/SCENARIO/TIMESTAMP/
 # (results/ is git-ignored, so a run README or docs cite must live there for a
 # fresh clone to open it). A kept run holds report.md, summary.json,
-# summary.csv, chart.svg, run.env and versions.env as they are, and the raw
-# evidence the report is built from in one archive, evidence.tar.br (read it
-# with: brotli -dc evidence.tar.br | tar -x). A file larger than
+# summary.csv, chart.svg (and chart-time.svg), run.env and versions.env as
+# they are, and the raw evidence the report is built from in one archive,
+# evidence.tar.br (read it with: brotli -dc evidence.tar.br | tar -x). A file larger than
 # KEEP_MAX_BYTES (default 262144) is left out and named, with its size and
 # sha256, in the archive's LEFT-OUT.txt. The kept outputs are re-reported from
 # the archive, so re-reporting a kept run gives them again; the run's own are

@@ -439,7 +439,9 @@ run_scenario() {
   labctl report "${run_dir#"${LAB_ROOT}/"}" || rc=$?
   # Without Grafana (offline: no stand-in) the run's chart.svg is the chart.
   [[ ${grafana_ok} -eq 0 ]] || log "dashboard: http://127.0.0.1:$(env_value GRAFANA_PORT)/d/haproxy-lab?from=${started_ms}&to=$(now_ms)"
-  log "results: ${run_dir#"${LAB_ROOT}/"}/ (report.md, summary.csv, summary.json, chart.svg)"
+  local charts="chart.svg"
+  [[ ! -f "${run_dir}/chart-time.svg" ]] || charts+=", chart-time.svg"
+  log "results: ${run_dir#"${LAB_ROOT}/"}/ (report.md, summary.csv, summary.json, ${charts})"
   return "${rc}"
 }
 

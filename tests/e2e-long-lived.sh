@@ -8,8 +8,10 @@
 
 test_slow_09a_tipping_point_quick() {
   scenario_judged tipping-point tipping-point --quick
-  grep -q '<title>tipping-point: offered requests/sec vs p99 latency ms' "${LAB_ROOT}/$(newest_run tipping-point)/chart.svg" \
-    || fail "no latency-vs-rate chart"
+  local chart
+  chart="${LAB_ROOT}/$(newest_run tipping-point)/chart.svg"
+  grep -q '<title>tipping-point: offered requests/sec vs p50 and p99 latency' "${chart}" || fail "no latency-vs-rate chart"
+  grep -q '>p50 and p99 latency against the rate achieved<' "${chart}" || fail "no latency-vs-achieved-rate panel"
 }
 
 # mean − floor = sleep/2 ±10%, connections = rate × mean ±15% on both sides

@@ -13,6 +13,7 @@ import { parseAllowance, saturationOf } from './saturation.mjs';
 import { rampWindow } from './holder.mjs';
 import { breakdownOf, parseContainers, parseHostSampler } from './breakdown.mjs';
 import { readFloors } from './floors.mjs';
+import { seriesOf } from './series.mjs';
 import { DEFAULT_TOOL, LOAD_TOOLS } from '../core/loadtools.mjs';
 import {
   cell, parseActivity, parseAlerts, parseCpu, parseInfo, parseMemory, parseNetstat, parseSamples, parseSs, parseStat, parseTerminations,
@@ -47,6 +48,7 @@ function readStep(stepDir, step, topology) {
     versions: tool.versions ?? {},
     // The HAProxy that ran the step (a --versus run's twins differ): {image, haproxy, ssl_library}.
     build: build === null ? null : parseEnv(build),
+    series: seriesOf(step, tool.merged, samplesOf(evidence), evidence.step?.started_at_ms),
     files: {
       loadgen: tool.files,
       unreadable: tool.unreadable,

@@ -97,10 +97,12 @@ function differences(dir) {
       if (err instanceof KeptError) throw err;
       return [{ file: 'report', difference: `the report failed: ${err.message}` }];
     }
-    return names.flatMap((name) => {
+    return OUTPUTS.flatMap((name) => {
       const kept = path.join(dir, name);
+      const fresh = path.join(out, name);
+      if (!names.includes(name)) return fs.existsSync(kept) ? [{ file: name, difference: 'kept, and not written by the re-report' }] : [];
       if (!fs.existsSync(kept)) return [{ file: name, difference: 'not kept' }];
-      const d = firstDifference(fs.readFileSync(kept, 'utf8'), fs.readFileSync(path.join(out, name), 'utf8'));
+      const d = firstDifference(fs.readFileSync(kept, 'utf8'), fs.readFileSync(fresh, 'utf8'));
       return d ? [{ file: name, difference: d }] : [];
     });
   });
@@ -127,13 +129,21 @@ export function checkKept(dir) {
 // its archive by today's code.
 export function refreshKept(dir) {
   if (asReported(dir) !== null) return [];
-  return withScratch((out) => reportInto(dir, out).filter((name) => {
-    const kept = path.join(dir, name);
-    const fresh = fs.readFileSync(path.join(out, name));
-    if (fs.existsSync(kept) && fresh.equals(fs.readFileSync(kept))) return false;
-    fs.writeFileSync(kept, fresh);
-    return true;
-  }));
+  return withScratch((out) => {
+    const names = reportInto(dir, out);
+    return OUTPUTS.filter((name) => {
+      const kept = path.join(dir, name);
+      if (!names.includes(name)) {
+        if (!fs.existsSync(kept)) return false;
+        fs.rmSync(kept);
+        return true;
+      }
+      const fresh = fs.readFileSync(path.join(out, name));
+      if (fs.existsSync(kept) && fresh.equals(fs.readFileSync(kept))) return false;
+      fs.writeFileSync(kept, fresh);
+      return true;
+    });
+  });
 }
 
 // extractKept DIR OUT: the kept run as the runner left it (less what was left

@@ -2,6 +2,7 @@
 // report.md. Pure functions of the report object (summary.json's content).
 import { TOPOLOGY } from '../core/topology.mjs';
 import { CPU_COST_METRICS, CSV_METRICS, LONG_LIVED_METRICS, formatValue, metricLabel, scalar } from '../core/metrics.mjs';
+import { hasTimeSeries } from './chart-time.mjs';
 
 // The table's cells: header (metric names), sub-header, one line per step.
 function tableCells(report) {
@@ -288,6 +289,13 @@ function limitsMarkdown(report) {
   return [...out, ''];
 }
 
+// The charts writeOutputs writes beside report.md.
+function chartsMarkdown(report) {
+  const out = ['## Charts', '', `![${report.scenario}: the steps against ${report.x?.label ?? 'step'}](chart.svg)`];
+  if (hasTimeSeries(report)) out.push('', `![${report.scenario}: connections over time, each step from its start](chart-time.svg)`);
+  return [...out, ''];
+}
+
 // toMarkdown REPORT {configs, versions, command} → report.md.
 export function toMarkdown(report, { configs = {}, versions = {}, command = '' } = {}) {
   const out = preamble(report, { versions, command });
@@ -297,6 +305,7 @@ export function toMarkdown(report, { configs = {}, versions = {}, command = '' }
   out.push('## Results', '');
   for (const r of [head, align, ...body]) out.push(`| ${r.map(mdCell).join(' | ')} |`);
   out.push('', `Result: ${report.ok ? 'ok' : 'FAIL'}`, '');
+  out.push(...chartsMarkdown(report));
   out.push(...limitsMarkdown(report));
   if (report.comparisons.length) out.push('## Comparisons', '', ...report.comparisons.map((c) => `- ${c.text}`), '');
   out.push(...readingsMarkdown(report));

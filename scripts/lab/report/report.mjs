@@ -1,11 +1,13 @@
 // The "measured vs published" half of the lab: read a results directory
 // (evidence/run.mjs), aggregate each step's runs into rows (rows.mjs), judge
 // the scenario's expectations (verdicts.mjs), read across the rows
-// (readings.mjs) and write summary.json, summary.csv, report.md (format.mjs)
-// and chart.svg (chart.mjs).
+// (readings.mjs) and write summary.json, summary.csv, report.md (format.mjs),
+// chart.svg (chart.mjs) and, for steps that held connections,
+// chart-time.svg (chart-time.mjs).
 import fs from 'node:fs';
 import path from 'node:path';
 import { renderChart } from './chart.mjs';
+import { renderTimeChart } from './chart-time.mjs';
 import { readText } from '../evidence/files.mjs';
 import { METRICS } from '../core/metrics.mjs';
 import { formatTable, toCSV, toMarkdown } from './format.mjs';
@@ -97,7 +99,8 @@ function readConfigs(dir, report) {
   return configs;
 }
 
-export const OUTPUTS = ['summary.json', 'summary.csv', 'report.md', 'chart.svg'];
+// What a report writes: chart-time.svg only when a step has a time series.
+export const OUTPUTS = ['summary.json', 'summary.csv', 'report.md', 'chart.svg', 'chart-time.svg'];
 
 // versionsOf DIR RUN: what ran, by name: the lab's services as the runner
 // read them (versions.env) and each load tool's own, from its evidence.
@@ -114,29 +117,37 @@ export function commandIn(dir) {
   return (fs.existsSync(file) ? parseEnv(fs.readFileSync(file, 'utf8')).command : '') ?? '';
 }
 
-// summaryJson REPORT: summary.json's text. A step that ran once has its
-// figures once: min, max and its one run's copy would repeat them.
+// summary.json: the report, indented, each list of plain numbers on one line
+// (a step's time series holds hundreds; the file is kept in git). A step that
+// ran once has its figures once: min, max and its one run's copy would repeat
+// them.
 export function summaryJson(report) {
-  const rows = report.rows.map((row) => (row.per_run.length > 1 ? row : {
+  const rows = report.rows.map((row) => (!row.per_run || row.per_run.length > 1 ? row : {
     ...row,
     min: undefined,
     max: undefined,
     per_run: row.per_run.map(({ measured, ...rest }) => rest),
   }));
-  return `${JSON.stringify({ ...report, rows }, null, 2)}\n`;
+  const numbers = /\[\n(?:\s*(?:-?\d[\d.eE+-]*|null),?\n)+\s*\]/g;
+  return `${JSON.stringify({ ...report, rows }, null, 2).replace(numbers, (list) => `[${list.slice(1, -1).split(',').map((v) => v.trim()).join(', ')}]`)}\n`;
 }
 
 // writeOutputs DIR REPORT {configs, versions, command} → the names written.
-// Only these four files are ever (re)written; everything is rendered first so
-// an error leaves no half-written set.
+// Only these files are ever (re)written: summary.json, summary.csv,
+// report.md, chart.svg and chart-time.svg when a step has a time series (a
+// stale one is removed when none has). Everything is rendered first so an
+// error leaves no half-written set.
 export function writeOutputs(dir, report, extras = {}) {
   const configs = extras.configs ?? readConfigs(dir, report);
-  const texts = [
-    summaryJson(report),
-    toCSV(report),
-    toMarkdown(report, { ...extras, configs }),
-    renderChart(report),
-  ];
-  OUTPUTS.forEach((name, i) => fs.writeFileSync(path.join(dir, name), texts[i]));
-  return [...OUTPUTS];
+  const timeChart = renderTimeChart(report);
+  const texts = {
+    'summary.json': summaryJson(report),
+    'summary.csv': toCSV(report),
+    'report.md': toMarkdown(report, { ...extras, configs }),
+    'chart.svg': renderChart(report),
+    ...(timeChart === null ? {} : { 'chart-time.svg': timeChart }),
+  };
+  if (timeChart === null) fs.rmSync(path.join(dir, 'chart-time.svg'), { force: true });
+  for (const [name, content] of Object.entries(texts)) fs.writeFileSync(path.join(dir, name), content);
+  return Object.keys(texts);
 }

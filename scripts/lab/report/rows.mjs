@@ -61,6 +61,9 @@ export function aggregate(steps) {
   row.measured.cpu_breakdown = ran[0].measured.cpu_breakdown ?? null;
   // Each HAProxy instance's own figures (only with several): the first run's.
   if (ran[0].measured.instances) row.measured.instances = ran[0].measured.instances;
+  // Connections over time (chart-time.svg): the first run's. Set last: in
+  // summary.json the row's longest field comes after everything else.
+  row.series = ran[0].series ?? null;
   return row;
 }
 

@@ -188,7 +188,10 @@ describe('long-lived steps', () => {
     assert.equal(r.tipping_point.below, 400);
     assert.equal(r.tipping_point.above, 800);
     assert.match(r.readings.join('\n'), /tipping point: between 400\.0 and 800\.0 requests\/sec .*article: 31\.5k/);
-    assert.match(renderChart(r), /p99 latency ms measured/);
+    const svg = renderChart(r);
+    assert.match(svg, /<polyline class="p99" /);
+    assert.match(svg, /<polyline class="p50" /);
+    assert.match(svg, />s: x vs p50 and p99 latency and failures</);
     // Flat all the way: no tipping point is a failed run, saying what to do.
     const flat = run(steps.slice(0, 3), files, { readings });
     assert.equal(flat.ok, false);
@@ -229,6 +232,11 @@ describe('held connections', () => {
     assert.equal(m.bytes_backend, (8 * 1024 ** 2) / 1000);
     assert.equal(m.bytes_holder, 2500);
     assert.equal(m.oom_killed, 1);
+    // Connections over time (chart-time.svg): the holders' per second from
+    // the earliest start (no step start in step.json), HAProxy's on its own clock.
+    const { clients, haproxy } = r.rows[0].series;
+    assert.deepEqual([clients.t.length, clients.t[0], clients.open[1], clients.open[2]], [15, 0, 0, 1000]);
+    assert.deepEqual(haproxy, { t: [7], conns: [1000], backend: [1000] });
     assert.equal(r.rows[0].verdict, 'pass');
     assert.match(r.readings.join('\n'), /1000 held, bytes per connection HAProxy 10\.5 KB, backend 8\.4 KB, client 2\.5 KB; HAProxy was OOM-killed/);
   });

@@ -417,7 +417,7 @@ describe('readings in report.md', () => {
     const p = plan([step('a'), step('b')], { littles_law: { service_seconds: 3, clients: 100 }, readings: [{ kind: 'syn_timing' }] });
     const r = report(p, { 'steps/a-1': load(100), 'steps/b-1': load(200) });
     const md = toMarkdown(r);
-    assert.deepEqual(md.split('\n').filter((l) => l.startsWith('## ')), ['## Results', '## Little\'s law', '## SYN timing', '## Steps']);
+    assert.deepEqual(md.split('\n').filter((l) => l.startsWith('## ')), ['## Results', '## Charts', '## Little\'s law', '## SYN timing', '## Steps']);
     const section = (title) => md.split(`## ${title}\n\n`)[1].split('\n## ')[0];
     const little = section('Little\'s law').trimEnd().split('\n');
     assert.equal(little.length, 3);
@@ -457,6 +457,22 @@ describe('writeOutputs', () => {
     assert.match(fs.readFileSync(path.join(dir, 'summary.csv'), 'utf8'), /^step,label,x,runs,/);
     const svg = fs.readFileSync(path.join(dir, 'chart.svg'), 'utf8');
     assert.deepEqual(checkTags(svg), { root: 'svg', ok: true });
+  });
+
+  test('a step that held connections: chart-time.svg too, linked from report.md; gone again when no step has a series', () => {
+    const held = step('a', { load: { seconds: 10, env: { SLEEP_MS: '4000' } } });
+    const samples = 't haproxy_conns backend_conns accept_queue cum_req at_ms\n1 50 49 0 10 1000\n2 100 98 0 20 2000\n';
+    const dir = makeRun(plan([held]), { 'steps/a-1': { ...load(100), 'haproxy-samples.txt': samples } });
+    const r = buildReport(readRun(dir));
+    assert.deepEqual(r.rows[0].series, { haproxy: { t: [0, 1], conns: [50, 100], backend: [49, 98] } }, 'from the first sample (no step start)');
+    assert.deepEqual(writeOutputs(dir, r), ['summary.json', 'summary.csv', 'report.md', 'chart.svg', 'chart-time.svg']);
+    assert.deepEqual(checkTags(fs.readFileSync(path.join(dir, 'chart-time.svg'), 'utf8')), { root: 'svg', ok: true });
+    const md = fs.readFileSync(path.join(dir, 'report.md'), 'utf8');
+    assert.match(md, /\n## Charts\n\n!\[test-scenario: the steps against the x\]\(chart\.svg\)\n\n!\[[^\]]*over time[^\]]*\]\(chart-time\.svg\)\n/);
+    const none = { ...r, rows: r.rows.map((row) => ({ ...row, series: null })) };
+    assert.deepEqual(writeOutputs(dir, none), ['summary.json', 'summary.csv', 'report.md', 'chart.svg']);
+    assert.equal(fs.existsSync(path.join(dir, 'chart-time.svg')), false, 'a stale chart-time.svg is removed');
+    assert.doesNotMatch(fs.readFileSync(path.join(dir, 'report.md'), 'utf8'), /chart-time/);
   });
 });
 
