@@ -38,10 +38,16 @@
 //                             from its archive; exit 1 if an output differs
 //   kept refresh [DIR...]     re-report each kept run in place (today's code)
 //   kept extract DIR OUT      a kept run's evidence unpacked into the new folder OUT
+//   figures [--check] [FILE...]
+//                             write the docs' figures and tables from the kept runs'
+//                             summary.json (README.md, docs/results.md, lessons/*.md by
+//                             default; scripts/lab/figures/figures.mjs); --check writes
+//                             nothing and exits 1 where a file differs; both exit 1 on a
+//                             figure typed outside the generated forms
 //   kept size ROOT --max-bytes N
 //                             exit 1 if the files under ROOT add up to more
 // A usage error prints one line on stderr and exits 2.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { renderConfig } from './plan/render.mjs';
@@ -49,6 +55,7 @@ import { MAX_PROCESSES, OPTIONS, SCENARIO_OPTIONS, UsageError, buildPlan, chosen
 import { formatPreflight, memoryFor, pastTheWall, preflight, processesFor, readLimits, refusal, sizeLevels } from './plan/preflight.mjs';
 import { buildReport, commandIn, formatTable, readRun, versionsOf, writeOutputs } from './report/report.mjs';
 import { writeRunFolder } from './plan/runfolder.mjs';
+import { lintFigures, writeFigures } from './figures/figures.mjs';
 import { KeptError, asReported, checkKept, extractKept, keptRuns, keptSize, packRun, refreshKept } from './kept/kept.mjs';
 import { TOPOLOGY, TOPOLOGY_FILE, containersOf, expandProcesses } from './core/topology.mjs';
 import { DEFAULT_TOOL, LOAD_TOOLS } from './core/loadtools.mjs';
@@ -393,6 +400,41 @@ function keptCommand([action, ...args]) {
   }
 }
 
+// The documents whose measured figures are generated.
+function figureFiles() {
+  const lessons = readdirSync(join(ROOT, 'lessons')).filter((n) => n.endsWith('.md')).sort().map((n) => `lessons/${n}`);
+  return ['README.md', 'docs/results.md', ...lessons];
+}
+
+function figuresCommand(args) {
+  const check = args.includes('--check');
+  const files = args.filter((a) => a !== '--check');
+  for (const f of files) if (f.startsWith('-') || !existsSync(f)) throw new UsageError(`figures: ${f} is not a file (figures [--check] [FILE...])`);
+  let bad = 0;
+  for (const file of files.length ? files : figureFiles()) {
+    const before = readFileSync(file, 'utf8');
+    const { text, errors } = writeFigures(file, before);
+    const findings = [...errors, ...lintFigures(file, text)];
+    if (text !== before) {
+      if (check) {
+        const a = before.split('\n');
+        const b = text.split('\n');
+        const at = a.findIndex((line, i) => line !== b[i]);
+        findings.push(`${file}:${at + 1}: not as the kept runs give it: expected "${b[at]}", found "${a[at]}" (scripts/figures.sh writes it)`);
+      } else {
+        writeFileSync(file, text);
+        console.log(`${file}: figures written`);
+      }
+    }
+    for (const f of findings) console.log(f);
+    bad += findings.length;
+  }
+  if (bad) {
+    console.log(`${bad} figure${bad > 1 ? 's' : ''} to fix (above)`);
+    process.exitCode = 1;
+  }
+}
+
 function main([command, ...args]) {
   switch (command) {
     case 'list': return list();
@@ -404,7 +446,8 @@ function main([command, ...args]) {
     case 'stack': return stackCommand(args);
     case 'step-cost': return stepCostCommand(args);
     case 'kept': return keptCommand(args);
-    default: throw new UsageError(`unknown command "${command ?? ''}": use list, describe, plan, preflight, listeners, report, stack, step-cost or kept`);
+    case 'figures': return figuresCommand(args);
+    default: throw new UsageError(`unknown command "${command ?? ''}": use list, describe, plan, preflight, listeners, report, stack, step-cost, kept or figures`);
   }
 }
 

@@ -247,7 +247,7 @@ function readingsMarkdown(report) {
 
 // markdownTable [HEADER, ...ROWS] (arrays of cells; the first column left,
 // the others right-aligned) → its lines.
-function markdownTable([header, ...rows]) {
+export function markdownTable([header, ...rows]) {
   const line = (cells) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)];
 }
@@ -296,14 +296,19 @@ function chartsMarkdown(report) {
   return [...out, ''];
 }
 
-// toMarkdown REPORT {configs, versions, command} → report.md.
-export function toMarkdown(report, { configs = {}, versions = {}, command = '' } = {}) {
-  const out = preamble(report, { versions, command });
+// resultsTable REPORT → the measured-vs-published table's Markdown lines
+// (report.md's, and the docs' generated copies of it).
+export function resultsTable(report) {
   const { groups, body } = tableCells(report);
   const head = ['step', ...groups.flatMap((g) => [`${g} published`, `${g} measured`]), 'verdict'];
   const align = head.map((_, i) => (i === 0 || i === head.length - 1 ? '---' : '---:'));
-  out.push('## Results', '');
-  for (const r of [head, align, ...body]) out.push(`| ${r.map(mdCell).join(' | ')} |`);
+  return [head, align, ...body].map((r) => `| ${r.map(mdCell).join(' | ')} |`);
+}
+
+// toMarkdown REPORT {configs, versions, command} → report.md.
+export function toMarkdown(report, { configs = {}, versions = {}, command = '' } = {}) {
+  const out = preamble(report, { versions, command });
+  out.push('## Results', '', ...resultsTable(report));
   out.push('', `Result: ${report.ok ? 'ok' : 'FAIL'}`, '');
   out.push(...chartsMarkdown(report));
   out.push(...limitsMarkdown(report));

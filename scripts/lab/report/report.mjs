@@ -74,11 +74,14 @@ function limitsOf(p) {
   };
 }
 
-// summary.json keeps the readings as one list of lines (as it always has);
+// summary.json keeps the readings as one list of lines (as it always has),
+// and their tables under their titles (docs' generated tables read them);
 // report.md gives each reading its heading from readingSections, which
 // stays out of the JSON (not enumerable).
 function addReadings(report, sections, chart) {
   report.readings = sections.flatMap((s) => s.lines);
+  const tables = sections.filter((s) => s.table).map(({ title, table }) => ({ title, table }));
+  if (tables.length) report.reading_tables = tables;
   report.chart = chart;
   for (const s of sections) {
     if (s.tipping) report.tipping_point = s.tipping;
@@ -117,10 +120,24 @@ export function commandIn(dir) {
   return (fs.existsSync(file) ? parseEnv(fs.readFileSync(file, 'utf8')).command : '') ?? '';
 }
 
-// summary.json: the report, indented, each list of plain numbers on one line
-// (a step's time series holds hundreds; the file is kept in git). A step that
-// ran once has its figures once: min, max and its one run's copy would repeat
-// them.
+// layout VALUE DEPTH: JSON indented down to a row's figures, one per line
+// (grep finds "hits_per_sec"), and compact below them and in lists of plain
+// values: a 46-step run's figures stay readable and its file small (kept in git).
+function layout(value, depth = 0) {
+  if (value === null || typeof value !== 'object' || depth >= 4) return JSON.stringify(value);
+  const pad = '  '.repeat(depth + 1);
+  const end = '  '.repeat(depth);
+  if (Array.isArray(value)) {
+    if (!value.length || value.every((v) => v === null || typeof v !== 'object')) return JSON.stringify(value);
+    return `[\n${value.map((v) => `${pad}${layout(v ?? null, depth + 1)}`).join(',\n')}\n${end}]`;
+  }
+  const entries = Object.entries(value).filter(([, v]) => v !== undefined && typeof v !== 'function');
+  if (!entries.length) return '{}';
+  return `{\n${entries.map(([k, v]) => `${pad}${JSON.stringify(k)}: ${layout(v, depth + 1)}`).join(',\n')}\n${end}}`;
+}
+
+// summaryJson REPORT: summary.json's text (layout). A step that ran once has
+// its figures once: min, max and its one run's copy would repeat them.
 export function summaryJson(report) {
   const rows = report.rows.map((row) => (!row.per_run || row.per_run.length > 1 ? row : {
     ...row,
@@ -128,8 +145,7 @@ export function summaryJson(report) {
     max: undefined,
     per_run: row.per_run.map(({ measured, ...rest }) => rest),
   }));
-  const numbers = /\[\n(?:\s*(?:-?\d[\d.eE+-]*|null),?\n)+\s*\]/g;
-  return `${JSON.stringify({ ...report, rows }, null, 2).replace(numbers, (list) => `[${list.slice(1, -1).split(',').map((v) => v.trim()).join(', ')}]`)}\n`;
+  return `${layout(JSON.parse(JSON.stringify({ ...report, rows })))}\n`;
 }
 
 // writeOutputs DIR REPORT {configs, versions, command} → the names written.

@@ -304,11 +304,12 @@ test('chart-time.svg: none without a series; one colour per step, lines to scale
   assert.doesNotMatch(calm, /failed so far/, 'no failures: no failures axis');
 });
 
-test('summary.json: lists of numbers on one line, the same report read back, the same charts drawn from it', () => {
+test('summary.json: a row\'s figures a line each, what is below them compact, the same report read back, the same charts drawn from it', () => {
   const r = report([{ ...row(1, 10, 0), series: { haproxy: { t: [0, 1.5, 3], conns: [0, null, 4], backend: [1, 2, 3] } } }], { ok: true, notes: ['a, b'] });
   const text = summaryJson(r);
-  assert.match(text, /\n {10}"t": \[0, 1\.5, 3\],\n {10}"conns": \[0, null, 4\],/);
-  assert.match(text, /"notes": \[\n {4}"a, b"\n {2}\]/, 'a list of strings stays one item a line');
+  assert.match(text, /\n {6}"series": \{\n {8}"haproxy": \{"t":\[0,1\.5,3\],"conns":\[0,null,4\],"backend":\[1,2,3\]\}\n/);
+  assert.match(text, /\n {8}"hits_per_sec": 10,\n/, 'a measured figure on a line of its own');
+  assert.match(text, /"notes": \["a, b"\]/, 'a list of strings on one line');
   const back = JSON.parse(text);
   assert.deepEqual(back, r);
   assert.equal(renderChart(back), renderChart(r));
