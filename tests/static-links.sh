@@ -27,10 +27,11 @@ test_static_link_check_reports_broken_links() {
     ':6: \(no-such-file.md\): .*no-such-file.md is not tracked by git$' \
     ':6: \(\.\./\.\./\.\./results/connections\): results/connections is not tracked by git$' \
     ':7: \(\.\./\.\./\.\./README.md#no-such-section\): README.md has no heading with anchor #no-such-section$' \
-    ':8: \(results/maxconn-sweep/20200101T000000Z\): cites a run not kept in git: scripts/keep-run.sh results/maxconn-sweep/20200101T000000Z, or write "\(not kept\)" after it$' \
+    ':8: \(results/maxconn-sweep/20200101T000000Z\): cites a run not kept in git: keep it \(scripts/keep-run.sh results/maxconn-sweep/20200101T000000Z\) or cite a kept one$' \
+    ':8: \(results/fullconn/20200101T000000Z\): cites a run not kept in git: keep it \(scripts/keep-run.sh results/fullconn/20200101T000000Z\) or cite a kept one$' \
     ':9: \(…/20200101T000000Z\): cites a run by its timestamp alone: write results/SCENARIO/TIMESTAMP in full$'; do
     if ! grep -qE -- "^${fixture}${expected}" <<<"${out}"; then missing+=("${expected}"); fi
   done
   [[ ${#missing[@]} -eq 0 ]] || fail "the link checker did not report: $(printf '/%s/ ' "${missing[@]}")"
-  assert_eq "6 of 7 links broken" "$(tail -1 <<<"${out}")" "the checker's count for ${fixture}"
+  assert_eq "7 of 8 links broken" "$(tail -1 <<<"${out}")" "the checker's count for ${fixture}"
 }

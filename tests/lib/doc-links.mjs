@@ -8,9 +8,8 @@
 // --tracked - reads `git ls-files` on stdin: a link must then name a tracked
 // file or a folder holding one (an ignored results/ folder does not count),
 // and a run folder a file cites, results/SCENARIO/TIMESTAMP, link or not,
-// must be kept in git as docs/runs/SCENARIO/TIMESTAMP (scripts/keep-run.sh),
-// unless the citation says "(not kept)" right after it: a run made before
-// runs were kept, named for what it was, which no reader can open.
+// must be kept in git as docs/runs/SCENARIO/TIMESTAMP (scripts/keep-run.sh):
+// a figure from a run no reader can open cannot be checked.
 // Prints one line per broken link (file:line: link: what is wrong) and
 // exits 1 if any, else one line with the count checked.
 
@@ -92,13 +91,13 @@ function markdownFiles(arg) {
 }
 
 // RUN_CITATION: a run folder cited in any text (code spans included).
-const RUN_CITATION = /results\/([a-z0-9-]+)\/(\d{8}T\d{6}Z)\/?(`?\s*\(not kept[);])?/g;
+const RUN_CITATION = /results\/([a-z0-9-]+)\/(\d{8}T\d{6}Z)/g;
 
-// unkeptRuns LINE EXISTS: the run folders LINE cites that are neither kept
-// under docs/runs/ nor marked "(not kept)".
+// unkeptRuns LINE EXISTS: the run folders LINE cites that are not kept under
+// docs/runs/.
 export function unkeptRuns(line, exists) {
   return [...line.matchAll(RUN_CITATION)]
-    .filter((m) => !m[3] && !exists(`docs/runs/${m[1]}/${m[2]}`))
+    .filter((m) => !exists(`docs/runs/${m[1]}/${m[2]}`))
     .map((m) => `results/${m[1]}/${m[2]}`);
 }
 
@@ -140,7 +139,7 @@ function main(args) {
       text.split('\n').forEach((line, i) => {
         for (const run of unkeptRuns(line, exists)) {
           checked += 1;
-          broken.push(`${file}:${i + 1}: (${run}): cites a run not kept in git: scripts/keep-run.sh ${run}, or write "(not kept)" after it`);
+          broken.push(`${file}:${i + 1}: (${run}): cites a run not kept in git: keep it (scripts/keep-run.sh ${run}) or cite a kept one`);
         }
         for (const run of abbreviatedRuns(line)) {
           checked += 1;
