@@ -66,7 +66,7 @@ main() {
     require_node_image
     log "re-reporting kept runs from their archives (${*:-all of docs/runs}; about a second each)"
     labctl kept "${action}" "$@"
-    return
+    return $?
   fi
   [[ $# -gt 0 ]] || die "name at least one run folder, e.g. results/maxconn-sweep/20261122T032208Z"
   [[ "$1" != -* ]] || die "unknown option $1: scripts/keep-run.sh [--partial] results/SCENARIO/TIMESTAMP..."

@@ -77,6 +77,7 @@ test_unit_keep_run_refuses_with_one_line_and_changes_nothing() {
     rc=0
     # shellcheck disable=SC2086 # args: one or two words
     out=$(cd "${dir}" && scripts/keep-run.sh ${args} 2>&1 >/dev/null | grep -v '^keep-run: re-reporting') || true
+    # shellcheck disable=SC2086 # the same
     (cd "${dir}" && scripts/keep-run.sh ${args} >/dev/null 2>&1) || rc=$?
     assert_eq "${status}" "${rc}" "exit status for: ${args}"
     assert_match "${expected//[()[\].]/.}$" "${out}" "the error for: ${args}"

@@ -52,16 +52,22 @@ function commandOf(dir) {
   return m ? m[1] : '';
 }
 
-// reportInto DIR OUT: the kept run DIR's evidence unpacked into OUT beside its
-// inputs, and reported there → the names written.
-function reportInto(dir, out) {
+// unpackInto DIR OUT NAMES: the kept run DIR's evidence unpacked into OUT,
+// and the files NAMES of DIR's beside it.
+function unpackInto(dir, out, names) {
   const archive = path.join(dir, ARCHIVE);
   if (!fs.existsSync(archive)) throw new KeptError(`${dir}: no ${ARCHIVE}; keep the run with scripts/keep-run.sh`);
   for (const { name, data } of unpackTar(fs.readFileSync(archive))) {
     fs.mkdirSync(path.dirname(path.join(out, name)), { recursive: true });
     fs.writeFileSync(path.join(out, name), data);
   }
-  for (const name of INPUTS) if (fs.existsSync(path.join(dir, name))) fs.copyFileSync(path.join(dir, name), path.join(out, name));
+  for (const name of names) if (fs.existsSync(path.join(dir, name))) fs.copyFileSync(path.join(dir, name), path.join(out, name));
+}
+
+// reportInto DIR OUT: the kept run DIR's evidence unpacked into OUT beside its
+// inputs, and reported there → the names written.
+function reportInto(dir, out) {
+  unpackInto(dir, out, INPUTS);
   const run = readRun(out);
   return writeOutputs(out, buildReport(run), { versions: versionsOf(out, run), command: commandIn(out) });
 }
@@ -116,10 +122,13 @@ export function asReported(dir) {
 }
 
 // checkKept DIR → [{file, difference}]: each output that re-reporting DIR from
-// its archive does not give back byte for byte (none: the run is as kept). A
-// run kept as reported must still re-report differently, or its marker is
-// stale.
+// its archive does not give back byte for byte, and each file beside the
+// archive that belongs in it (none: the run is as kept). A run kept as
+// reported must still re-report differently, or its marker is stale.
 export function checkKept(dir) {
+  const loose = filesUnder(dir).filter((name) => !inClear(name) && name !== ARCHIVE)
+    .map((name) => ({ file: name, difference: `beside ${ARCHIVE}, not in it: keep runs with scripts/keep-run.sh` }));
+  if (loose.length) return loose;
   const found = differences(dir);
   if (asReported(dir) === null) return found;
   return found.length ? [] : [{ file: AS_REPORTED, difference: 'the run re-reports as kept: remove AS-REPORTED.txt' }];
@@ -151,24 +160,13 @@ export function refreshKept(dir) {
 export function extractKept(dir, out) {
   if (fs.existsSync(out)) throw new KeptError(`${out} exists: give a new folder to extract into`);
   fs.mkdirSync(out, { recursive: true });
-  for (const { name, data } of unpackTar(fs.readFileSync(path.join(dir, ARCHIVE)))) {
-    fs.mkdirSync(path.dirname(path.join(out, name)), { recursive: true });
-    fs.writeFileSync(path.join(out, name), data);
-  }
-  for (const name of [...INPUTS, ...OUTPUTS]) if (fs.existsSync(path.join(dir, name))) fs.copyFileSync(path.join(dir, name), path.join(out, name));
+  unpackInto(dir, out, [...INPUTS, ...OUTPUTS]);
 }
 
-// packRun SRC DEST {maxBytes, asReported} → {archived, leftOut, changed}: SRC
-// (a finished run folder) kept as DEST: its inputs in the clear, every other
-// file up to maxBytes in the archive and the larger ones named in
-// LEFT-OUT.txt (inside it) with their size and sha256; then the outputs
-// re-reported from DEST. changed: the outputs whose re-report differs from
-// SRC's own (SRC was reported by older code, or its report read a file left
-// out). asReported (why): SRC's own outputs kept instead, with AS-REPORTED.txt.
-export function packRun(src, dest, { maxBytes, asReported: why = null }) {
-  if (fs.existsSync(dest)) throw new KeptError(`${dest} exists: a kept run is never overwritten`);
-  if (!fs.existsSync(path.join(src, 'report.md'))) throw new KeptError(`${src}: not a finished run (no report.md); keep a run that ended`);
-  const mtime = stampTime(src);
+// sortedFiles SRC MAXBYTES → {files: [{name, data}] for the archive (with
+// LEFT-OUT.txt naming the larger ones, size and sha256, added to any the run
+// had), leftOut: their lines, inputs: the names kept in the clear}.
+function sortedFiles(src, maxBytes) {
   const files = [];
   const leftOut = [];
   const inputs = [];
@@ -193,6 +191,21 @@ export function packRun(src, dest, { maxBytes, asReported: why = null }) {
     const text = `# Files of the run larger than ${maxBytes} bytes, left out when it was kept\n${lines.join('\n')}\n`;
     if (previous) previous.data = Buffer.from(text); else files.push({ name: LEFT_OUT, data: Buffer.from(text) });
   }
+  return { files, leftOut, inputs };
+}
+
+// packRun SRC DEST {maxBytes, asReported} → {archived, leftOut, changed}: SRC
+// (a finished run folder) kept as DEST: its inputs in the clear, every other
+// file up to maxBytes in the archive and the larger ones named in
+// LEFT-OUT.txt (inside it) with their size and sha256; then the outputs
+// re-reported from DEST. changed: the outputs whose re-report differs from
+// SRC's own (SRC was reported by older code, or its report read a file left
+// out). asReported (why): SRC's own outputs kept instead, with AS-REPORTED.txt.
+export function packRun(src, dest, { maxBytes, asReported: why = null }) {
+  if (fs.existsSync(dest)) throw new KeptError(`${dest} exists: a kept run is never overwritten`);
+  if (!fs.existsSync(path.join(src, 'report.md'))) throw new KeptError(`${src}: not a finished run (no report.md); keep a run that ended`);
+  const mtime = stampTime(src);
+  const { files, leftOut, inputs } = sortedFiles(src, maxBytes);
   const staging = fs.mkdtempSync(path.join(path.dirname(dest), '.keep-'));
   try {
     fs.writeFileSync(path.join(staging, ARCHIVE), packTar(files, mtime));

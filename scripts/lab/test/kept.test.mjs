@@ -146,6 +146,12 @@ describe('a kept run re-reported from its archive', () => {
     assert.deepEqual(checkKept(dest), []);
   });
 
+  test('a file beside the archive is named: it belongs in it', () => {
+    const dest = kept();
+    fs.writeFileSync(path.join(dest, 'plan.json'), '{}');
+    assert.deepEqual(checkKept(dest).map((f) => f.file), ['plan.json']);
+  });
+
   test('extracts to a new folder as the runner left it', () => {
     const dest = kept();
     const out = path.join(tmp(), 'x');
