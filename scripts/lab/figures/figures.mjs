@@ -18,7 +18,8 @@
 // rows[id = level-100pct].measured.ramp_rate. Formats: nK (K decimals, with
 // thousands separators; the default n0), gK (K significant digits), text.
 // A number format of a text (a reading's line, a table's cell) takes its
-// first number, or its Nth with @N (n1@2).
+// first number, or its Nth with @N (n1@2). In a Markdown table's cell the
+// "|" before the format is written "\|", as a cell's pipe must be.
 // A figure typed outside these forms is flagged (lintFigures).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -138,7 +139,7 @@ export function writeFigures(file, text) {
     }
   });
   out = out.replace(LINK, (whole, shown, runPath, title, index) => {
-    const [expr, fmt] = title.split('|').map((s) => s.trim());
+    const [expr, fmt] = title.split(/\\?\|/).map((s) => s.trim());
     try {
       return `[${format(evaluate(summaryOf(docDir, runPath, cache), expr), fmt || undefined)}](${runPath}/report.md "${title}")`;
     } catch (err) {

@@ -85,6 +85,13 @@ describe('writing a document\'s figures', () => {
     assert.equal(writeFigures(file, text).text, text, 'written twice: the same text');
   });
 
+  test('in a table\'s cell the format follows an escaped pipe, kept as it was', () => {
+    const cell = '| 10% | [1](runs/demo/20261207T130320Z/report.md "level-10pct.hits_per_sec \\| n1") |\n';
+    const { text, errors } = writeFigures(docs(cell), cell);
+    assert.deepEqual(errors, []);
+    assert.equal(text, '| 10% | [319.8](runs/demo/20261207T130320Z/report.md "level-10pct.hits_per_sec \\| n1") |\n');
+  });
+
   test('a changed summary.json changes the figures written: the check finds the document stale', () => {
     const written = writeFigures(docs(doc), doc).text;
     const changed = structuredClone(summary);
