@@ -11,12 +11,13 @@
 //             none): their latency is the floor the machine adds to every
 //             request under the same load, reported apart (scenario "floor")
 // Requests still in flight when DURATION ends are not counted unless GRACEFUL_STOP.
-//   RATE=200 DURATION=20s LOAD_PATH=/fast docker compose --profile load run --rm loadgen /loadgen/open.js
+//   docker compose --profile load run --rm -e RATE=200 -e DURATION=20s -e LOAD_PATH=/fast loadgen /loadgen/open.js
 import { check } from 'k6';
-import { constantArrivalRate, env, get, intEnv, loadOptions, summaryFiles } from './lib/lab.js';
+import { constantArrivalRate, env, get, intEnv, k6Duration, loadOptions, summaryFiles } from './lib/lab.js';
 
 const path = env('LOAD_PATH', '/ping');
-const timeout = env('TIMEOUT', '30s');
+const timeout = k6Duration('TIMEOUT', 30);
+const lasting = k6Duration('DURATION', 10);
 const headers = { sleep: env('SLEEP_MS', '0'), times: env('TIMES', '0') };
 const rate = intEnv('RATE', 100);
 const maxVus = intEnv('MAX_VUS', 2000);
@@ -25,9 +26,9 @@ const preVus = Math.min(maxVus, intEnv('PRE_VUS', Math.max(10, Math.ceil(rate / 
 const floorRate = Number(env('FLOOR_RATE', '0'));
 if (!Number.isInteger(floorRate) || floorRate < 0) throw new Error(`FLOOR_RATE must be a whole number (got "${env('FLOOR_RATE')}")`);
 
-const scenarios = { arrivals: constantArrivalRate(rate, env('DURATION', '10s'), preVus, maxVus) };
+const scenarios = { arrivals: constantArrivalRate(rate, lasting, preVus, maxVus) };
 if (floorRate > 0) {
-  scenarios.floor = { ...constantArrivalRate(floorRate, env('DURATION', '10s'), 2, 50), exec: 'floor' };
+  scenarios.floor = { ...constantArrivalRate(floorRate, lasting, 2, 50), exec: 'floor' };
 }
 export const options = loadOptions(scenarios);
 if (floorRate > 0) {

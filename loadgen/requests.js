@@ -11,15 +11,15 @@
 import { check, sleep } from 'k6';
 import exec from 'k6/execution';
 import {
-  connectWaitThresholds, countConnectWait, env, get, intEnv, loadOptions, seconds, sharedIterations, summaryFiles,
+  connectWaitThresholds, countConnectWait, env, get, intEnv, k6Duration, loadOptions, seconds, sharedIterations, summaryFiles,
 } from './lib/lab.js';
 
 const path = env('LOAD_PATH', '/fast');
-const timeout = env('TIMEOUT', '90s');
-const startSpread = seconds('START_SPREAD', '0s');
+const timeout = k6Duration('TIMEOUT', 90);
+const startSpread = seconds('START_SPREAD', 0);
 
 export const options = loadOptions({
-  requests: sharedIterations(intEnv('VUS', 10), intEnv('ITERATIONS', 1000), env('MAX_DURATION', '10m')),
+  requests: sharedIterations(intEnv('VUS', 10), intEnv('ITERATIONS', 1000), k6Duration('MAX_DURATION', 600)),
 });
 options.thresholds = connectWaitThresholds();
 

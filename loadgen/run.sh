@@ -44,14 +44,21 @@ if [ -n "${LOADGEN_SUMMARY_DIR:-}" ]; then
   # The k6 that ran, for the report's versions.
   k6 version >"${evidence}-version.txt" 2>&1 || true
 fi
-echo "loadgen: replica ${index}/${replicas}, testid ${TESTID:-adhoc}, target ${TARGET:-unset}, script ${script}"
+echo "loadgen: replica ${index}/${replicas}, testid ${TESTID:-adhoc}, target ${TARGET:-unset}, script ${script}${LOADGEN_EXTRA_ARGS:+, k6 flags ${LOADGEN_EXTRA_ARGS}}"
+# LOADGEN_EXTRA_ARGS: more of k6 run's flags, split on spaces (no globbing);
+# every script's init (loadgen/lib/lab.js: k6-knobs.mjs checkK6) refuses,
+# before any load, a word that is neither a flag nor its value, and a flag
+# the lines above or the scripts' options set.
+set -f
+# shellcheck disable=SC2086 # split into words on purpose
 k6 run --quiet \
   --execution-segment "$((index - 1))/${replicas}:${index}/${replicas}" \
   --execution-segment-sequence "$(awk -v n="${replicas}" 'BEGIN { for (i = 0; i <= n; i++) printf "%s%d/%d", (i ? "," : ""), i, n }')" \
   --tag "testid=${TESTID:-adhoc}" --tag "instance=loadgen-${index}" \
   -o experimental-prometheus-rw \
-  "$@" "${script}" &
+  ${LOADGEN_EXTRA_ARGS:-} "$@" "${script}" &
 k6_pid=$!
+set +f
 # This shell is PID 1: pass a stop (docker stop, Ctrl-C) on to k6, which still
 # writes its summary, then wait for k6 itself to end.
 trap 'kill -TERM "${k6_pid}" 2>/dev/null || true' TERM INT

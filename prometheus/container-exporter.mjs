@@ -1,8 +1,15 @@
 // Memory and CPU of every container of this compose project, in Prometheus
 // text format, read from the Docker API (the mounted socket): what cAdvisor
 // would give, with no image beyond the lab's node one and no dependencies.
-//   GET /metrics  container_memory_usage_bytes, container_cpu_usage_seconds_total,
-//                 container_cpu_allowance_cores
+// A name cAdvisor has means what it means there, so a query written for
+// cAdvisor reads the same figure here: container_memory_usage_bytes is the
+// usage with the page cache, container_memory_working_set_bytes the usage
+// less inactive file pages (what docker stats shows); the labels name (the
+// container's name), image, and service (compose's; cAdvisor has none).
+// cAdvisor's id (the container's cgroup path) is left out: the Docker API
+// does not give it.
+//   GET /metrics  container_memory_working_set_bytes, container_memory_usage_bytes,
+//                 container_cpu_usage_seconds_total, container_cpu_allowance_cores
 //   GET /healthz
 //   GET /resolve?name=NAME   NAME's IPv4 addresses as this node's resolver
 //                 gives them (on a Swarm's overlay: the embedded DNS, each
@@ -20,7 +27,8 @@ const PORT = Number(process.env.PORT ?? 9102);
 const DEFAULT_CPU_PERIOD_US = 100000;
 
 const FAMILIES = [
-  ['container_memory_usage_bytes', 'gauge', 'Memory used by the container, page cache excluded (as docker stats shows it).'],
+  ['container_memory_working_set_bytes', 'gauge', 'Memory used by the container less its inactive file pages (as docker stats and cAdvisor show it).'],
+  ['container_memory_usage_bytes', 'gauge', 'Memory used by the container, page cache included (as cAdvisor names it).'],
   ['container_cpu_usage_seconds_total', 'counter', 'CPU time used by the container.'],
   ['container_cpu_allowance_cores', 'gauge',
     'CPU the container may use, in cores: the least of its --cpus, CPU quota/period, cpuset size and the machine\'s cores.'],
@@ -61,18 +69,19 @@ async function ownProject() {
   return project;
 }
 
-// identity LABELS NAME → {service, container}: compose's service and name;
-// a Swarm task's as compose would name it (STACK-SERVICE-SLOT, a global
-// task's node id for its slot), so one host and a Swarm read alike.
+// identity LABELS NAME → {service, name}: compose's service and the
+// container's name; a Swarm task's as compose would name it
+// (STACK-SERVICE-SLOT, a global task's node id for its slot), so one host
+// and a Swarm read alike.
 export function identity(labels = {}, name = '') {
   const task = labels['com.docker.swarm.task.name'];
   const namespace = labels['com.docker.stack.namespace'];
   if (labels['com.docker.compose.service'] || !task || !namespace) {
-    return { service: labels['com.docker.compose.service'] ?? '', container: name };
+    return { service: labels['com.docker.compose.service'] ?? '', name };
   }
   const service = (labels['com.docker.swarm.service.name'] ?? '').replace(`${namespace}_`, '');
   const slot = task.split('.')[1] ?? '';
-  return { service, container: `${namespace}-${service}-${slot}` };
+  return { service, name: `${namespace}-${service}-${slot}` };
 }
 
 // The engine's cores (GET /info NCPU), asked once: the machine's size when a
@@ -147,12 +156,13 @@ function readContainer(c, now) {
 // not running: its stats have no memory usage).
 async function samples({ c, stats, inspect }) {
   if (!stats?.memory_stats?.usage) return {};
-  const { service, container } = identity(c.Labels, (c.Names?.[0] ?? c.Id).replace(/^\//, ''));
-  const l = `service="${label(service)}",container="${label(container)}"`;
+  const { service, name } = identity(c.Labels, (c.Names?.[0] ?? c.Id).replace(/^\//, ''));
+  const l = `name="${label(name)}",image="${label(c.Image ?? '')}",service="${label(service)}"`;
   const m = stats.memory_stats;
-  const cache = m.stats?.total_inactive_file ?? m.stats?.inactive_file ?? 0;
+  const inactive = m.stats?.total_inactive_file ?? m.stats?.inactive_file ?? 0;
   const out = {
-    container_memory_usage_bytes: `{${l}} ${m.usage - cache}`,
+    container_memory_working_set_bytes: `{${l}} ${Math.max(0, m.usage - inactive)}`,
+    container_memory_usage_bytes: `{${l}} ${m.usage}`,
     container_cpu_usage_seconds_total: `{${l}} ${(stats.cpu_stats?.cpu_usage?.total_usage ?? 0) / 1e9}`,
   };
   // No inspect (removed meanwhile): no allowance rather than the machine's.

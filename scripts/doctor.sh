@@ -225,7 +225,7 @@ check_nofile() {
     limit=$(container_nofile "${image}" || true)
     [[ "${limit}" =~ ^[0-9]+$ ]] || limit=20000
     report FAIL nofile "${asked} asks more open files than Docker may give a container (at most ${limit} here): 'docker compose up' would stop with \"error setting rlimit type 7: operation not permitted\" (type 7 is RLIMIT_NOFILE, above dockerd's own limit)" \
-      "export HAPROXY_NOFILE=${limit} NOFILE=${limit} (or raise dockerd's LimitNOFILE: sudo systemctl edit docker)"
+      "export HAPROXY_NOFILE=${limit} NOFILE=${limit} (or raise dockerd's LimitNOFILE: sudo systemctl edit docker); scripts/up.sh lowers a value from .env itself"
   else
     report warn nofile "could not measure with ${image}: $(first_line "${out}")"
   fi

@@ -2,13 +2,17 @@
 # Usage: scripts/up.sh
 #
 # Starts the lab: "docker compose up -d --wait" of the default services, once
-# this machine can run them. First the checks whose failure would stop compose
-# with Docker's own error (scripts/doctor.sh --before-up: the engine, Compose,
-# the default services' images, the open files Docker may give a container,
-# ports, the checkout): a failed one stops here, before anything starts, with
-# one line saying what is wrong and its fix. Without Grafana when its image is
-# absent and no registry has it (offline.env has no stand-in): one line says
-# so, and where the charts are instead (each scenario run writes its own).
+# this machine can run them. First the open files: where dockerd may give a
+# container fewer than .env's HAPROXY_NOFILE and NOFILE, they are lowered to
+# its limit, with one line saying so, as scripts/scenario.sh and the tests do
+# (one set in the environment stops here, with the fix). Then the checks
+# whose failure would stop compose with Docker's own error (scripts/doctor.sh
+# --before-up: the engine, Compose, the default services' images, the open
+# files, ports, the checkout): a failed one stops here, before anything
+# starts, with one line saying what is wrong and its fix. Without Grafana
+# when its image is absent and no registry has it (offline.env has no
+# stand-in): one line says so, and where the charts are instead (each
+# scenario run writes its own).
 # Then the lab's addresses. Images and settings as compose sees them: .env (or
 # COMPOSE_ENV_FILES=.env,offline.env), overridden by the environment.
 # Exit: 0 the lab is up and healthy; 1 a check failed (one line each, on
@@ -57,6 +61,7 @@ main() {
     -h | --help) usage; exit 0 ;;
     *) die "unknown argument '$1': scripts/up.sh takes none (scripts/up.sh --help)" ;;
   esac
+  fit_nofile
   log "checking this machine (scripts/doctor.sh --before-up)"
   report=$(checked)
   # Warnings do not stop the lab: shown as they are, Grafana's said here.

@@ -81,16 +81,16 @@ dashboard_data() {
   local dir="${E2E_SUMMARIES}/dashboard" pid tls_pid
   mkdir -p "${LAB_ROOT}/${dir}"
   haproxy_cli "set maxconn server be_slow/slow1 500" >/dev/null
-  TESTID="${E2E_TESTID}-dashboard-ok" LOADGEN_SUMMARY_DIR="${dir#results/}/ok" VUS=110 DURATION="$1s" \
-    LOAD_PATH=/slow compose --profile load run --rm --no-deps loadgen >/dev/null 2>&1 &
+  compose --profile load run --rm --no-deps -e TESTID="${E2E_TESTID}-dashboard-ok" -e LOADGEN_SUMMARY_DIR="${dir#results/}/ok" \
+    -e VUS=110 -e DURATION="$1s" -e LOAD_PATH=/slow loadgen >/dev/null 2>&1 &
   pid=$!
   # TLS on fe_tls, a connection per request, sessions resumed after the first
   # (the TLS panels: full and resumed handshakes, reuse %).
-  TESTID="${E2E_TESTID}-dashboard-tls" LOADGEN_SUMMARY_DIR="${dir#results/}/tls" TARGET=https://ecdsa.haproxy:8443 \
-    RATE=20 DURATION="$1" KEEPALIVE=false compose --profile attack run --rm --no-deps vegeta >/dev/null 2>&1 &
+  compose --profile attack run --rm --no-deps -e TESTID="${E2E_TESTID}-dashboard-tls" -e LOADGEN_SUMMARY_DIR="${dir#results/}/tls" \
+    -e TARGET=https://ecdsa.haproxy:8443 -e RATE=20 -e DURATION="$1" -e KEEPALIVE=false vegeta >/dev/null 2>&1 &
   tls_pid=$!
-  TESTID="${E2E_TESTID}-dashboard-404" LOADGEN_SUMMARY_DIR="${dir#results/}/404" VUS=2 DURATION="$1s" \
-    LOAD_PATH=/no-such-page compose --profile load run --rm --no-deps loadgen >/dev/null 2>&1
+  compose --profile load run --rm --no-deps -e TESTID="${E2E_TESTID}-dashboard-404" -e LOADGEN_SUMMARY_DIR="${dir#results/}/404" \
+    -e VUS=2 -e DURATION="$1s" -e LOAD_PATH=/no-such-page loadgen >/dev/null 2>&1
   wait "${pid}" || fail "the load generator on /slow exited non-zero"
   wait "${tls_pid}" || fail "the TLS load (vegeta) exited non-zero"
 }

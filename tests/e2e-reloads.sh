@@ -66,8 +66,8 @@ load_during() {
   shift 3
   mkdir -p "${LAB_ROOT}/${dir}"
   since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  TESTID="${E2E_TESTID}-${name}" LOADGEN_SUMMARY_DIR="${dir#results/}" VUS=20 DURATION="${seconds}s" \
-    LOAD_PATH=/fast KEEPALIVE="${keepalive}" compose --profile load run --rm --no-deps loadgen >/dev/null 2>&1 &
+  compose --profile load run --rm --no-deps -e TESTID="${E2E_TESTID}-${name}" -e LOADGEN_SUMMARY_DIR="${dir#results/}" \
+    -e VUS=20 -e DURATION="${seconds}s" -e LOAD_PATH=/fast -e KEEPALIVE="${keepalive}" loadgen >/dev/null 2>&1 &
   pid=$!
   sleep 3
   "$@"

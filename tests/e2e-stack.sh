@@ -82,9 +82,9 @@ test_e2e_05_k6_two_replicas_counted_in_prometheus() {
   # From the runtime API, not Prometheus: a reload (test 04) resets the
   # counters and Prometheus may not have scraped the new worker yet.
   before=$(fe_main_requests)
-  TESTID="${E2E_TESTID}" LOADGEN_REPLICAS=2 VUS=4 DURATION=8s LOAD_PATH=/fast \
-    LOADGEN_SUMMARY_DIR="${dir#results/}" \
-    compose --profile load up --no-deps --scale loadgen=2 loadgen
+  printf '%s\n' "TESTID=${E2E_TESTID}" LOADGEN_REPLICAS=2 VUS=4 DURATION=8s LOAD_PATH=/fast \
+    "LOADGEN_SUMMARY_DIR=${dir#results/}" >"${LAB_ROOT}/${dir}/load.env"
+  LOAD_ENV_FILE="${LAB_ROOT}/${dir}/load.env" compose --profile load up --no-deps --scale loadgen=2 loadgen
   assert_eq "0 0" "$(compose ps -a loadgen --format '{{.ExitCode}}' | sort | xargs)" "loadgen exit codes"
   after=$(fe_main_requests)
   echo "HAProxy fe_main requests: ${before} -> ${after}"
@@ -121,9 +121,10 @@ test_e2e_05a_docs_load_commands_work_as_written() {
   [[ -n "${script}" ]] || fail "docs/how-it-works.md has no bash block under '## Load'"
   grep -q 'export LAB_UID' <<<"${script}" || fail "the Load section of docs/how-it-works.md exports no LAB_UID"
   echo "${script}"
-  # The section writes results/demo and results/demo-hold: a user's own are
-  # moved aside for the test and put back whatever happens.
-  for dir in demo demo-hold; do
+  # The section writes results/demo and results/demo-hold, and the knobs'
+  # files beside them: a user's own are moved aside for the test and put
+  # back whatever happens.
+  for dir in demo demo-hold demo.env demo-hold.env; do
     if [[ -e "${LAB_ROOT}/results/${dir}" ]]; then
       mv "${LAB_ROOT}/results/${dir}" "${LAB_ROOT}/results/${dir}.before-e2e-$$"
       moved+=("${dir}")
@@ -133,7 +134,7 @@ test_e2e_05a_docs_load_commands_work_as_written() {
   listing=$(cd "${LAB_ROOT}/results" && compgen -G 'demo/loadgen-*.json'; compgen -G 'demo-hold/holder-*.json') || true
   listing=$(LC_ALL=C sort <<<"${listing}" | paste -sd' ' -)
   others=$(find "${LAB_ROOT}/results/demo" "${LAB_ROOT}/results/demo-hold" ! -user "$(id -u)" 2>/dev/null | head -n 3)
-  rm -rf "${LAB_ROOT}/results/demo" "${LAB_ROOT}/results/demo-hold"
+  rm -rf "${LAB_ROOT}/results/demo" "${LAB_ROOT}/results/demo-hold" "${LAB_ROOT}/results/demo.env" "${LAB_ROOT}/results/demo-hold.env"
   for dir in "${moved[@]}"; do mv "${LAB_ROOT}/results/${dir}.before-e2e-$$" "${LAB_ROOT}/results/${dir}"; done
   assert_eq 0 "${rc}" "exit status of the Load section's commands"
   assert_eq "demo-hold/holder-1.json demo-hold/holder-2.json demo/loadgen-1.json demo/loadgen-2.json demo/loadgen-3.json" \

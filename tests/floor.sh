@@ -62,6 +62,7 @@ declare -gA FLOOR_CASES=(
   ['rm -f -s']="load floor_case_tool_step"
   ['--profile up --no-deps --scale']="load floor_case_tool_attached"
   ['--profile run --rm']="load floor_case_one_off"
+  ['--profile run --rm -e']="load floor_case_tool_by_hand"
   ['--profile down --remove-orphans -v']="down floor_case_down"
 )
 # Forms the lab makes that the scan cannot see, their flags built at run time
@@ -455,12 +456,26 @@ floor_case_tool_step() {
 }
 
 # up --no-deps --scale, attached (docs/how-it-works.md): runs until the
-# replicas end.
+# replicas end, their knobs from a file LOAD_ENV_FILE names.
 floor_case_tool_attached() {
-  CONNECTIONS=1 RAMP_UP=0 HOLD=0 RAMP_DOWN=0 HOLD_PATH=/fast HOLDER_REPLICAS=2 \
-    compose --profile hold up --no-deps --scale holder=2 holder >/dev/null 2>&1
+  local knobs
+  knobs="${floor_dir}/attached-$(floor_side).env"
+  printf '%s\n' CONNECTIONS=1 RAMP_UP=0 HOLD=0 RAMP_DOWN=0 HOLD_PATH=/fast HOLDER_REPLICAS=2 >"${knobs}"
+  LOAD_ENV_FILE="${knobs}" compose --profile hold up --no-deps --scale holder=2 holder >/dev/null 2>&1
   echo "attached up ended, exit codes: $(compose --profile hold ps -a --format '{{.ExitCode}}' holder | paste -sd, -)"
   compose --profile hold rm -sf holder >/dev/null 2>&1
+}
+
+# run --rm -e of a load tool, as a user runs one by hand (docs/how-it-works.md,
+# "Load"): its knobs from -e alone, the holder's summary where they put it.
+floor_case_tool_by_hand() {
+  local dir
+  dir="floor-by-hand-$(floor_side)"
+  rm -rf "${LAB_ROOT}/results/${dir}"
+  compose --profile hold run --rm -e CONNECTIONS=2 -e RAMP_UP=0 -e HOLD=0 -e RAMP_DOWN=0 -e HOLD_PATH=/fast \
+    -e LOADGEN_SUMMARY_DIR="${dir}" holder >/dev/null 2>&1
+  echo "by hand: $(compgen -G "${LAB_ROOT}/results/${dir}/holder-*.json" | sed 's|.*/||' | paste -sd' ' -)"
+  rm -rf "${LAB_ROOT}/results/${dir}"
 }
 
 # run --rm of a profile's one-shot service: netprobe (ss in HAProxy's

@@ -177,17 +177,26 @@ test_static_grafana_schema_matches_the_pinned_grafana() {
     "@grafana/schema major.minor against GRAFANA_IMAGE's"
 }
 
-# The table of load tools and compose agree: each tool's service passes
-# through, by name, exactly the variables the tool reads (what a scenario may
-# set, plan --check), so a load variable reaches its container, with the
-# tool's own default when unset. Compose runs with an empty environment, so
-# a variable set in this shell cannot hide a missing name.
+# The table of load tools and compose agree, and no shell variable reaches a
+# load: each tool's container gets every variable the tool reads (what a
+# scenario may set, plan --check) from the file LOAD_ENV_FILE names, and none
+# from compose's environment, where each is set too (tests/lib/loadtools-compose.mjs).
 test_static_load_tools_match_compose() {
+  local names=() shell=() name knobs rc=0
+  mapfile -t names < <(in_image NODE_IMAGE node tests/lib/loadtools-compose.mjs --names)
+  assert_ge 10 "${#names[@]}" "load variables in scripts/lab/core/loadtools.mjs"
+  knobs=$(mktemp)
+  for name in "${names[@]}"; do
+    echo "${name}=from-load-env-file" >>"${knobs}"
+    shell+=("${name}=from-the-shell")
+  done
   env -i PATH="${PATH}" HOME="${HOME}" ${DOCKER_HOST:+DOCKER_HOST="${DOCKER_HOST}"} \
-    COMPOSE_ENV_FILES="${COMPOSE_ENV_FILES:-.env}" \
+    COMPOSE_ENV_FILES="${COMPOSE_ENV_FILES:-.env}" LOAD_ENV_FILE="${knobs}" "${shell[@]}" \
     docker compose --project-directory "${LAB_ROOT}" --profile '*' config --format json \
     | docker run --rm -i --network none -v "${LAB_ROOT}:/lab:ro" -w /lab "$(env_value NODE_IMAGE)" \
-      node tests/lib/loadtools-compose.mjs
+      node tests/lib/loadtools-compose.mjs || rc=$?
+  rm -f "${knobs}"
+  return "${rc}"
 }
 
 # The runner (bash), the engine (node), the backend and the connection holder

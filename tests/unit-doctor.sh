@@ -11,7 +11,8 @@
 #   FAKE_NO_REGISTRY=1  FAKE_NOFILE_MAX=N (dockerd's limit)  FAKE_MEMTOTAL=BYTES  FAKE_NCPU=N
 #   FAKE_PS=JSON (compose ps of project FAKE_PS_PROJECT, default haproxy-lab)
 #   FAKE_UP=fail (compose up fails as a container that stays unhealthy does)
-# Each call is logged to DIR/calls.
+# Each call is logged to DIR/calls; each compose up's open files (HAPROXY_NOFILE
+# and NOFILE as its environment has them) to DIR/up-nofile.
 doctor_fake() {
   cat >"$1/docker" <<'FAKE'
 #!/usr/bin/env bash
@@ -33,6 +34,7 @@ if [[ "$1" == compose ]]; then
       echo "${out}" ;;
     ps) [[ "${COMPOSE_PROJECT_NAME:-haproxy-lab}" != "${FAKE_PS_PROJECT:-haproxy-lab}" ]] || echo "${FAKE_PS:-}" ;;
     up)
+      echo "HAPROXY_NOFILE=${HAPROXY_NOFILE:-} NOFILE=${NOFILE:-}" >>"$(dirname "$0")/up-nofile"
       [[ "${FAKE_UP:-}" != fail ]] || { echo "dependency failed to start: container haproxy-lab-haproxy-1 is unhealthy" >&2; exit 1; } ;;
     config)
       # The default services (compose.yaml's without a profile).

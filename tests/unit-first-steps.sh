@@ -91,23 +91,25 @@ test_unit_first_steps_scenario_help_and_bad_input_without_docker() {
 }
 
 # up_env DIR: up_vars, the environment scripts/up.sh runs in with DIR's fake
-# docker first on PATH: .env's open files, the lab's project holding every
-# port (the fake's compose ps), so no port of this machine counts.
+# docker first on PATH (env's arguments): .env's open files (none in the
+# environment: the suite exports the ones it fitted), the lab's project
+# holding every port (the fake's compose ps), so no port of this machine counts.
 up_env() {
   local name publishers=""
   for name in HAPROXY_HTTP_PORT HAPROXY_HTTPS_PORT HAPROXY_STATS_PORT HAPROXY_METRICS_PORT PROMETHEUS_PORT GRAFANA_PORT; do
     publishers+="${publishers:+,}{\"URL\":\"127.0.0.1\",\"PublishedPort\":$(env_value "${name}"),\"Protocol\":\"tcp\"}"
   done
-  up_vars=("PATH=$1/fake:$1/bin" COMPOSE_PROJECT_NAME=haproxy-lab HAPROXY_NOFILE=1048576 NOFILE=1048576
+  up_vars=(-u HAPROXY_NOFILE -u NOFILE "PATH=$1/fake:$1/bin" COMPOSE_PROJECT_NAME=haproxy-lab
     "FAKE_PS={\"Name\":\"haproxy-lab-haproxy-1\",\"Publishers\":[${publishers}]}")
 }
 
 # compose_up_calls DIR: the "compose up" calls the fake docker got.
 compose_up_calls() { sed -n "s|^compose --project-directory ${LAB_ROOT} up |up |p" "$1/fake/calls" 2>/dev/null || true; }
 
-# No docker on PATH, the engine down, then dockerd's open-file limit below
-# .env's (the fake answers a bigger --ulimit as the real engine does: "error
-# setting rlimit type 7"): one line with the fix, and compose never runs.
+# No docker on PATH, the engine down, then more open files asked in the
+# environment than dockerd's limit (the fake answers a bigger --ulimit as the
+# real engine does: "error setting rlimit type 7"): one line with the fix,
+# and compose never runs.
 test_unit_first_steps_up_stops_before_compose_with_one_line() {
   local dir up_vars
   dir=$(steps_setup)
@@ -116,14 +118,41 @@ test_unit_first_steps_up_stops_before_compose_with_one_line() {
   up_env "${dir}"
   first_line_error 1 "up: docker: the Docker engine does not answer: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?; fix: start Docker: open Docker Desktop, or sudo systemctl start docker" \
     env "${up_vars[@]}" FAKE_ENGINE=down scripts/up.sh
-  first_line_error 1 "up: nofile: HAPROXY_NOFILE=1048576 NOFILE=1048576 asks more open files than Docker may give a container (at most 20000 here): 'docker compose up' would stop with \"error setting rlimit type 7: operation not permitted\" (type 7 is RLIMIT_NOFILE, above dockerd's own limit); fix: export HAPROXY_NOFILE=20000 NOFILE=20000 (or raise dockerd's LimitNOFILE: sudo systemctl edit docker)" \
-    env "${up_vars[@]}" FAKE_NOFILE_MAX=20000 scripts/up.sh
-  assert_eq "" "$(compose_up_calls "${dir}")" "compose up calls after a failed check"
-  # The fix applied: the lab starts.
+  first_line_error 1 "up: HAPROXY_NOFILE=1048576 is more open files than Docker may give a container here (at most 20000, dockerd's own limit): export HAPROXY_NOFILE=20000, or raise dockerd's LimitNOFILE (sudo systemctl edit docker)" \
+    env "${up_vars[@]}" FAKE_NOFILE_MAX=20000 HAPROXY_NOFILE=1048576 scripts/up.sh
+  assert_eq "" "$(compose_up_calls "${dir}")" "compose up calls after a refusal"
+  # The fix applied: the lab starts with it.
   env "${up_vars[@]}" FAKE_NOFILE_MAX=20000 HAPROXY_NOFILE=20000 NOFILE=20000 scripts/up.sh >/dev/null
   assert_eq "up -d --wait" "$(compose_up_calls "${dir}")" "compose up once the open files fit"
+  assert_eq "HAPROXY_NOFILE=20000 NOFILE=20000" "$(cat "${dir}/fake/up-nofile")" "the open files compose up was given"
   first_line_error 1 "up: unknown argument '--nope': scripts/up.sh takes none (scripts/up.sh --help)" scripts/up.sh --nope
   assert_match '^Usage: scripts/up.sh' "$(scripts/up.sh --help)" "--help"
+  rm -rf "${dir}"
+}
+
+# README's first command where dockerd caps open files below .env's (1,048,576;
+# the fake answers a bigger --ulimit as the real engine does): scripts/up.sh
+# lowers both to the cap with one line, as the runner does (fit_nofile), and
+# the doctor's check and compose up get them. Under the cap, nothing is
+# lowered and nothing said.
+test_unit_first_steps_up_fits_the_open_files_to_dockers_limit() {
+  local dir up_vars out
+  dir=$(steps_setup)
+  up_env "${dir}"
+  out=$(env "${up_vars[@]}" FAKE_NOFILE_MAX=20000 scripts/up.sh) || fail "scripts/up.sh under a 20000 cap failed: ${out}"
+  echo "${out}"
+  assert_match "\[up [0-9:]+\] Docker may give a container at most 20000 open files here \(dockerd's limit\): using HAPROXY_NOFILE=20000 NOFILE=20000" \
+    "$(sed -n 1p <<<"${out}")" "up.sh's first line"
+  # .env's 1048576 measured once (the fit's probe); the doctor's check then
+  # asks 20000, and passes.
+  assert_eq "1 1" "$(grep -c -- '--ulimit nofile=1048576:1048576 ' "${dir}/fake/calls") $(grep -c -- '--ulimit nofile=20000:20000 ' "${dir}/fake/calls")" \
+    "containers started asking 1048576, then 20000 open files"
+  assert_eq "up -d --wait" "$(compose_up_calls "${dir}")" "compose up under the cap"
+  assert_eq "HAPROXY_NOFILE=20000 NOFILE=20000" "$(cat "${dir}/fake/up-nofile")" "the open files compose up was given"
+  rm -f "${dir}/fake/calls" "${dir}/fake/up-nofile"
+  out=$(env "${up_vars[@]}" scripts/up.sh)
+  assert_eq "" "$(grep 'open files here' <<<"${out}" || true)" "a line about open files with no cap below .env's"
+  assert_eq "HAPROXY_NOFILE= NOFILE=" "$(cat "${dir}/fake/up-nofile")" "compose up's open files with no cap (.env's own)"
   rm -rf "${dir}"
 }
 

@@ -41,9 +41,53 @@ test_unit_loadgen_replicas_split_one_test() {
 test_unit_loadgen_bad_input_is_one_clear_error() {
   summaries=$(mktemp -d)
   assert_fails_with 'VUS must be a positive integer \(got \\?"abc\\?"\)' loadgen VUS=abc
+  assert_fails_with 'DURATION must be a duration such as 30s, 2m, 1m30s or 500ms, or a number of seconds, at least 1ms \(got \\?"1d\\?"\)' loadgen DURATION=1d
+  assert_fails_with 'KEEPALIVE must be true or false \(got \\?"yes\\?"\)' loadgen KEEPALIVE=yes
+  assert_fails_with 'LOADGEN_EXTRA_ARGS must not set --vus: the wrapper sets it itself \(from VUS: set that instead\)' \
+    loadgen "LOADGEN_EXTRA_ARGS=--vus 5"
+  assert_fails_with 'LOADGEN_EXTRA_ARGS must not set -u: the wrapper sets it itself \(from VUS: set that instead\)' \
+    loadgen "LOADGEN_EXTRA_ARGS=--http-debug -u5"
   assert_fails_with "LOADGEN_REPLICAS must be a positive integer \(got 'x'\)" loadgen LOADGEN_REPLICAS=x
   assert_fails_with 'replica 3 of 2: scale loadgen to LOADGEN_REPLICAS' loadgen LOADGEN_REPLICAS=2 LOADGEN_INDEX=3
   rm -rf "${summaries}"
+}
+
+# k6_run_seconds FILE: how long the test of a replica's k6 summary ran, in seconds.
+k6_run_seconds() {
+  in_image NODE_IMAGE node -e \
+    'console.log(JSON.parse(require("fs").readFileSync(0)).state.testRunDurationMs / 1000)' <"$1"
+}
+
+# k6 reads a duration as every load tool does: bare seconds (which k6 itself
+# refuses) run as long as their Go spelling, and LOADGEN_EXTRA_ARGS reaches
+# k6 run (--http-debug prints each request).
+test_unit_loadgen_takes_bare_seconds_and_extra_flags() {
+  local out ran
+  summaries=$(mktemp -d)
+  out=$(loadgen LOADGEN_SUMMARY_DIR=t DURATION=2 TIMEOUT=0.5 "LOADGEN_EXTRA_ARGS=--http-debug --user-agent lab-test" 2>&1) \
+    || fail "k6 with DURATION=2 and LOADGEN_EXTRA_ARGS failed: ${out}"
+  ran=$(k6_run_seconds "${summaries}/t/loadgen-1.json")
+  echo "DURATION=2: the test ran ${ran} s"
+  awk -v s="${ran}" 'BEGIN { exit !(s >= 2 && s < 3) }' || fail "DURATION=2: expected a test of 2 s, found ${ran} s"
+  assert_match 'User-Agent: lab-test' "${out}" "k6's --http-debug output with LOADGEN_EXTRA_ARGS"
+  rm -rf "${summaries}"
+}
+
+# The module every load tool reads its knobs with (loadgen/lib/values.mjs),
+# under node: durations, KEEPALIVE, a tool's extra flags.
+test_unit_load_values_node_test() {
+  in_image NODE_IMAGE node --test 'loadgen/lib/test/**/*.test.mjs'
+}
+
+# The same tables (durations, KEEPALIVE, extra flags) in k6's own
+# JavaScript runtime, which the k6 scripts read their knobs in
+# (loadgen/lib/test/values.k6.js): one module, read alike by both runtimes.
+test_unit_k6_reads_values_as_node_does() {
+  local out
+  out=$(docker run --rm --network none -v "${LAB_ROOT}/loadgen:/loadgen:ro" --entrypoint k6 "$(env_value K6_IMAGE)" \
+    run --quiet --summary-mode=disabled --log-format raw /loadgen/lib/test/values.k6.js 2>&1) || fail "k6 read the table apart from node: ${out}"
+  echo "${out}"
+  assert_match 'k6 reads all [0-9]+ cases as node does' "${out}" "k6's reading of loadgen/lib/test/cases.mjs"
 }
 
 test_unit_holder_node_test() {
@@ -322,6 +366,34 @@ test_unit_scenario_cleanup_after_a_failed_verdict_restores_the_baseline() {
   grep -q '^compose --profile load --profile hold rm -sf loadgen holder$' "${dir}/calls" \
     || fail "the cleanup did not stop every load tool: $(grep ' rm ' "${dir}/calls" || echo 'no rm call')"
   [[ -s "${dir}/baseline-restored/haproxy-listen-sockets.txt" ]] || fail "the baseline's sockets were not read back"
+  rm -rf "${dir}"
+}
+
+# A step's load environment reaches its tool as the planner wrote it (a
+# value of several words too) through the file the runner writes
+# (load_env_file, use_load_env), and a variable of the runner's shell that
+# the step does not set reaches no tool: compose config shows what each
+# container would get.
+test_unit_a_steps_load_env_reaches_the_tool_and_the_shell_does_not() {
+  local dir config got
+  dir=$(mktemp -d)
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  config=$(DIR="${dir}" TIMEOUT=from-the-shell RATE=from-the-shell CONNECTIONS=from-the-shell bash -c '
+    source scripts/scenario.sh
+    lines=$(printf "%s\n" VUS=20 "LOADGEN_EXTRA_ARGS=--http-debug --user-agent lab-test" LOADGEN_SCRIPT=/loadgen/open.js)
+    ( use_load_env "${DIR}" "${lines}" && compose --profile load --profile hold config --format json )')
+  # shellcheck disable=SC2016 # JavaScript's template strings
+  got=$(in_image NODE_IMAGE node -e '
+    const s = JSON.parse(require("fs").readFileSync(0)).services;
+    const pick = (e, n) => n.map((k) => `${k}=${e[k] ?? "(unset)"}`).join(" ");
+    console.log(`loadgen: ${pick(s.loadgen.environment, ["VUS", "LOADGEN_EXTRA_ARGS", "TIMEOUT", "RATE"])} command ${s.loadgen.command.join(" ")}`);
+    console.log(`holder: ${pick(s.holder.environment, ["VUS", "CONNECTIONS"])}`);' <<<"${config}")
+  echo "${got}"
+  assert_eq "loadgen: VUS=20 LOADGEN_EXTRA_ARGS=--http-debug --user-agent lab-test TIMEOUT=(unset) RATE=(unset) command /loadgen/open.js
+holder: VUS=20 CONNECTIONS=(unset)" "${got}" "the tools' environment (TIMEOUT, RATE and CONNECTIONS set in the runner's shell only)"
+  assert_eq "VUS='20'
+LOADGEN_EXTRA_ARGS='--http-debug --user-agent lab-test'
+LOADGEN_SCRIPT='/loadgen/open.js'" "$(cat "${dir}/load.env")" "the step's load.env"
   rm -rf "${dir}"
 }
 

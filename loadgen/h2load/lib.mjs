@@ -7,13 +7,27 @@
 // model). This wrapper turns the lab's settings into h2load's flags, and
 // h2load's own text report (kept verbatim) plus the container's CPU time
 // into h2load-<index>.json.
-import { bad, flag, number, ownCpu, requestSettings } from '../wrapper/lib.mjs';
+import { bad, duration, extraArgs, keepalive, number, ownCpu, requestSettings } from '../wrapper/lib.mjs';
 
 export { ownCpu };
 export { writeSummary } from '../holder/lib.mjs';
 
 // h2load's --rps is per connection, at most 1e6 (its own check).
 const MAX_RPS = 1e6;
+
+// The flags h2loadArgs sets or that would change what it asks, with the
+// knob each comes from ('': the wrapper's own): H2LOAD_EXTRA_ARGS may add
+// any other of h2load's (-H, -T, --warm-up-time, --sni, ...). -i, -B and
+// --timing-script-file would change the URL or the pacing; -p and
+// --alpn-list the protocol (--h1).
+export const OWN_FLAGS = {
+  '-t': 'THREADS', '--threads': 'THREADS', '-m': '', '--max-concurrent-streams': '',
+  '-N': 'TIMEOUT', '--connection-inactivity-timeout': 'TIMEOUT', '-r': 'RATE', '--rate': 'RATE', '--rate-period': 'RATE',
+  '-c': 'CONNECTIONS', '--clients': 'CONNECTIONS', '-n': 'RATE', '--requests': 'RATE', '-D': 'DURATION', '--duration': 'DURATION',
+  '--rps': 'RATE', '--h1': '', '-p': '', '--no-tls-proto': '', '--alpn-list': '', '--npn-list': '',
+  '-i': 'LOAD_PATH', '--input-file': 'LOAD_PATH', '-B': 'TARGET', '--base-uri': 'TARGET', '--timing-script-file': 'RATE',
+  '-h': '', '--help': '', '--version': '',
+};
 
 // whole VALUE NAME MAX RAW: VALUE when it is a whole number; else the
 // RangeError number() gives, "NAME must be ... (got "x")".
@@ -43,9 +57,9 @@ export function loadConfig(env = process.env) {
   const replicas = whole(number(env, 'H2LOAD_REPLICAS', 1, 1, 1000), 'H2LOAD_REPLICAS', 1000, env.H2LOAD_REPLICAS);
   // Empty or 0: unpaced, as fast as HAProxy answers.
   const rate = number(env, 'RATE', 0, 0, 1e7);
-  const duration = number(env, 'DURATION', 10, 0.1, 86400);
-  const timeout = number(env, 'TIMEOUT', 10, 0.1, 3600);
-  const keepalive = flag(env, 'KEEPALIVE', true);
+  const runSeconds = duration(env, 'DURATION', 10, 0.1, 86400);
+  const timeout = duration(env, 'TIMEOUT', 10, 0.1, 3600);
+  const kept = keepalive(env);
   const asked = whole(number(env, 'CONNECTIONS', 50, 1, 1e6), 'CONNECTIONS', 1e6, env.CONNECTIONS);
   const threads = whole(number(env, 'THREADS', 1, 1, 64), 'THREADS', 64, env.THREADS);
   const share = rate / replicas;
@@ -57,21 +71,22 @@ export function loadConfig(env = process.env) {
     paced: share > 0,
     // none: a closed loop; per-connection: kept-alive connections each at
     // rps; new-connections: a connection per request, made at the rate.
-    pacing: share === 0 ? 'none' : keepalive ? 'per-connection' : 'new-connections',
+    pacing: share === 0 ? 'none' : kept ? 'per-connection' : 'new-connections',
     rate: share > 0 ? share : null,
-    duration,
+    duration: runSeconds,
     timeout,
-    keepalive,
+    keepalive: kept,
     connections: Math.ceil(asked / replicas),
     threads,
     rps: null,
     connectionRate: null,
-    planned: share > 0 ? Math.round(share * duration) : null,
+    planned: share > 0 ? Math.round(share * runSeconds) : null,
     replicas,
     index: env.H2LOAD_INDEX ? whole(number(env, 'H2LOAD_INDEX', 1, 1, replicas), 'H2LOAD_INDEX', replicas, env.H2LOAD_INDEX) : 1,
     testid: env.TESTID || 'adhoc',
     summaryDir,
     resultsRoot: env.RESULTS_ROOT || '/results',
+    extraArgs: extraArgs(env, 'H2LOAD_EXTRA_ARGS', OWN_FLAGS, true),
   };
   if (cfg.pacing === 'per-connection') pacePerConnection(cfg, env);
   if (cfg.pacing === 'new-connections') paceNewConnections(cfg, env);
@@ -112,11 +127,12 @@ const ms = (seconds) => `${Math.round(seconds * 1000)}ms`;
 
 // h2loadArgs CFG: h2load's arguments. HTTP/1.1 (--h1) as the lab's other
 // tools, no pipelining (-m 1); -N: a request unanswered for TIMEOUT fails
-// (h2load's closest to a request timeout). h2load does not verify a TLS
-// certificate (a load tool: the target is the lab's own HAProxy).
+// (h2load's closest to a request timeout); H2LOAD_EXTRA_ARGS before the
+// URL. h2load does not verify a TLS certificate (a load tool: the target is
+// the lab's own HAProxy).
 export function h2loadArgs(cfg) {
   const common = ['--h1', '-t', String(cfg.threads), '-m', '1', '-N', ms(cfg.timeout),
-    ...(cfg.keepalive ? [] : ['-H', 'Connection: close'])];
+    ...(cfg.keepalive ? [] : ['-H', 'Connection: close']), ...cfg.extraArgs];
   if (cfg.pacing === 'new-connections') {
     const { per, ms: period } = cfg.connectionRate;
     return [...common, '-r', String(per), '--rate-period', `${period}ms`, '-c', String(cfg.planned), '-n', String(cfg.planned), cfg.url];

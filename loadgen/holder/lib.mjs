@@ -7,6 +7,7 @@ import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promises as dnsPromises } from 'node:dns';
+import { bad, duration } from '../lib/values.mjs';
 
 const MAX_SECONDS = 86400;
 export const MAX_CONNECTIONS = 10_000_000;
@@ -17,10 +18,8 @@ export const MAX_CONNECTIONS = 10_000_000;
 export const LATENCY_BOUNDS = [...Array.from({ length: 17 }, (_, i) => 2 ** i), '+Inf'];
 const bucketOf = (ms) => (ms <= 1 ? 0 : Math.min(LATENCY_BOUNDS.length - 1, Math.ceil(Math.log2(ms))));
 
-const bad = (name, what, raw) => new RangeError(`${name} must be ${what} (got ${JSON.stringify(String(raw))})`);
-
-// Strict: plain digits (and a decimal part for seconds), so "1e3", "-1", " 7"
-// and ".5" are rejected rather than half-parsed.
+// Strict: plain digits, so "1e3", "-1" and " 7" are rejected rather than
+// half-parsed.
 function int(env, name, def, min, max) {
   const raw = env[name] ?? '';
   if (raw === '' && def !== undefined) return def;
@@ -28,12 +27,9 @@ function int(env, name, def, min, max) {
   if (n >= min && n <= max) return n;
   throw bad(name, `an integer from ${min} to ${max}`, raw);
 }
-function seconds(env, name, def, positive = false) {
-  const raw = env[name] ?? '';
-  const n = raw === '' ? def : /^[0-9]+(\.[0-9]+)?$/.test(raw) ? Number(raw) : NaN;
-  if (n <= MAX_SECONDS && (positive ? n > 0 : n >= 0)) return n;
-  throw bad(name, `a number of seconds ${positive ? 'above 0' : 'from 0'} up to ${MAX_SECONDS}`, raw);
-}
+// A duration (loadgen/lib/values.mjs: 30s, 1m30s, or bare seconds) up to
+// MAX_SECONDS; POSITIVE: at least a millisecond.
+const seconds = (env, name, def, positive = false) => duration(env, name, def, positive ? 0.001 : 0, MAX_SECONDS);
 
 // Settings from the environment; empty means unset. Throws a RangeError whose
 // message is "NAME must be ... (got "x")". index stays undefined when it has to

@@ -3,6 +3,8 @@
 // Everything comes from __ENV so one script serves every step of a scenario.
 import http from 'k6/http';
 import { Counter } from 'k6/metrics';
+import { checkK6, k6Duration as k6Spelled, seconds as k6Seconds } from './k6-knobs.mjs';
+import { keepalive } from './values.mjs';
 
 // env NAME [default]: a string from the environment, or the default.
 export function env(name, fallback) {
@@ -20,12 +22,25 @@ export function intEnv(name, fallback) {
   return Number(raw);
 }
 
+// seconds NAME DEFAULT: a duration knob in seconds (30s, 1m30s, 500ms or
+// bare seconds, as every load tool reads it); DEFAULT in seconds.
+export const seconds = (name, fallback) => k6Seconds(__ENV, name, fallback);
+
+// k6Duration NAME DEFAULT: the same knob in the spelling k6's options and
+// request timeouts take (Go's).
+export const k6Duration = (name, fallback) => k6Spelled(__ENV, name, fallback);
+
 export const target = env('TARGET', 'http://haproxy:8080');
+
+// Every knob k6-knobs.mjs checks, in the init context every script runs
+// before any load (run.sh, busybox sh, has no parser of its own): a bad
+// LOADGEN_EXTRA_ARGS stops k6 before it sends a request.
+checkK6(__ENV);
 
 // Closed model: a fixed number of clients, each sending its next request when
 // the previous one ends (gobench, ab -c).
-export function constantVus(vus, duration) {
-  return { executor: 'constant-vus', vus, duration, gracefulStop: '0s' };
+export function constantVus(vus, lasting) {
+  return { executor: 'constant-vus', vus, duration: lasting, gracefulStop: '0s' };
 }
 
 // A fixed number of requests shared by the clients (ab -n N -c C).
@@ -36,10 +51,10 @@ export function sharedIterations(vus, iterations, maxDuration) {
 // Open model: a fixed arrival rate whatever the latency (vegeta -rate).
 // GRACEFUL_STOP: how long requests in flight at the end may still finish and
 // be counted (0s: cut and not counted).
-export function constantArrivalRate(rate, duration, preAllocatedVUs, maxVUs) {
+export function constantArrivalRate(rate, lasting, preAllocatedVUs, maxVUs) {
   return {
-    executor: 'constant-arrival-rate', rate, timeUnit: '1s', duration,
-    preAllocatedVUs, maxVUs, gracefulStop: env('GRACEFUL_STOP', '0s'),
+    executor: 'constant-arrival-rate', rate, timeUnit: '1s', duration: lasting,
+    preAllocatedVUs, maxVUs, gracefulStop: k6Duration('GRACEFUL_STOP', 0),
   };
 }
 
@@ -48,19 +63,11 @@ export function loadOptions(scenarios) {
   return {
     scenarios,
     // KEEPALIVE=false: a new TCP connection per request (ab without -k).
-    noConnectionReuse: env('KEEPALIVE', 'true') === 'false',
+    noConnectionReuse: !keepalive(__ENV),
     discardResponseBodies: true,
     // The latency percentiles the runner's tables show.
     summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'max'],
   };
-}
-
-// "30s", "1m", "500ms" → seconds (k6's own duration strings, checked).
-export function seconds(name, fallback) {
-  const raw = env(name, fallback);
-  const m = /^(?:(\d+)m)?(?:(\d+)s)?(?:(\d+)ms)?$/.exec(raw);
-  if (!m || raw === '') throw new Error(`${name} must be a duration such as 1s or 500ms (got "${raw}")`);
-  return Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0) + Number(m[3] ?? 0) / 1000;
 }
 
 // How long each TCP connect took, in whole seconds: a SYN the server's kernel

@@ -3,7 +3,7 @@
 // kept-alive or not, resuming TLS sessions or not (k6 never resumes). This wrapper
 // turns the lab's settings into `vegeta attack` flags, and vegeta's own JSON
 // report (kept verbatim) plus the container's CPU time into vegeta-<index>.json.
-import { flag, number, ownCpu, requestSettings } from '../wrapper/lib.mjs';
+import { duration, extraArgs, flag, keepalive, number, ownCpu, requestSettings } from '../wrapper/lib.mjs';
 
 export { ownCpu };
 export { writeSummary } from '../holder/lib.mjs';
@@ -11,6 +11,16 @@ export { writeSummary } from '../holder/lib.mjs';
 // The latency buckets of the histogram kept beside the report (vegeta's
 // hist[...] report type), from sub-millisecond to the timeout's range.
 export const HIST_BUCKETS = '0,1ms,2ms,5ms,10ms,20ms,50ms,100ms,200ms,500ms,1s,2s,5s,10s';
+
+// The flags attackArgs sets, with the knob each comes from ('': the
+// wrapper's own): VEGETA_EXTRA_ARGS may add any other of vegeta attack's.
+// -targets and -format: the one target comes on stdin (targetLine); -h2c
+// would leave HTTP/1.1 as -http2=false does.
+export const OWN_FLAGS = {
+  '-rate': 'RATE', '-duration': 'DURATION', '-timeout': 'TIMEOUT', '-keepalive': 'KEEPALIVE', '-http2': '', '-h2c': '',
+  '-connections': 'CONNECTIONS', '-max-connections': 'MAX_CONNECTIONS', '-workers': 'WORKERS', '-max-workers': 'MAX_WORKERS',
+  '-session-tickets': 'TLS_RESUME', '-root-certs': '', '-name': 'TESTID', '-output': '', '-targets': 'TARGET', '-format': '',
+};
 
 // Settings from the environment (empty = the default); a RangeError saying
 // "NAME must be ... (got "x")" for a bad one. RATE is the whole step's; each
@@ -25,14 +35,14 @@ export function loadConfig(env = process.env) {
     target,
     path: loadPath,
     rate: rate / replicas,
-    duration: number(env, 'DURATION', 10, 0.1, 86400),
-    keepalive: flag(env, 'KEEPALIVE', true),
+    duration: duration(env, 'DURATION', 10, 0.1, 86400),
+    keepalive: keepalive(env),
     connections: number(env, 'CONNECTIONS', 10000, 1, 1e6),
     // 0 = no bound (vegeta's default): a connection per waiting request.
     maxConnections: number(env, 'MAX_CONNECTIONS', 0, 0, 1e6),
     resume: flag(env, 'TLS_RESUME', true),
     ca: env.TLS_CA || '/certs/ca.crt',
-    timeout: number(env, 'TIMEOUT', 10, 0.1, 3600),
+    timeout: duration(env, 'TIMEOUT', 10, 0.1, 3600),
     workers: number(env, 'WORKERS', 10, 1, 1e6),
     maxWorkers: number(env, 'MAX_WORKERS', 10000, 1, 1e6),
     replicas,
@@ -40,11 +50,12 @@ export function loadConfig(env = process.env) {
     testid: env.TESTID || 'adhoc',
     summaryDir,
     resultsRoot: env.RESULTS_ROOT || '/results',
+    extraArgs: extraArgs(env, 'VEGETA_EXTRA_ARGS', OWN_FLAGS),
   };
 }
 
 // attackArgs CFG RESULTS: `vegeta attack` arguments for CFG, its binary
-// results into the file RESULTS. HTTP/1.1 as the article (vegeta would speak
+// results into the file RESULTS, VEGETA_EXTRA_ARGS last. HTTP/1.1 as the article (vegeta would speak
 // HTTP/2 wherever ALPN offers it). -max-workers bounds the goroutines a late
 // client would pile up: past it, vegeta sends less than the rate (the lateness
 // the report counts as "dropped").
@@ -65,6 +76,7 @@ export function attackArgs(cfg, results) {
     ...(cfg.tls ? [`-session-tickets=${cfg.resume}`, `-root-certs=${cfg.ca}`] : []),
     `-name=${cfg.testid}`,
     `-output=${results}`,
+    ...cfg.extraArgs,
   ];
 }
 
@@ -90,6 +102,7 @@ export function summarize({ cfg, report, hist = '', cpu, version = null, interru
     duration: cfg.duration,
     keepalive: cfg.keepalive,
     tls_resume: cfg.tls ? cfg.resume : null,
+    extra_args: cfg.extraArgs,
     planned,
     requests,
     ok,

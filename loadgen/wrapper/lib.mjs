@@ -4,18 +4,14 @@
 // and the tool's process watched to its end.
 import fs from 'node:fs';
 import path from 'node:path';
+import { bad } from '../lib/values.mjs';
 
-// Readers of one setting: a RangeError saying
-// "NAME must be ... (got "x")" for a bad value.
-export const bad = (name, what, raw) => new RangeError(`${name} must be ${what} (got ${JSON.stringify(String(raw))})`);
-export const flag = (env, name, def) => {
-  const raw = env[name] ?? '';
-  if (raw === '') return def;
-  if (raw === 'true' || raw === 'false') return raw === 'true';
-  throw bad(name, 'true or false', raw);
-};
+// Readers of one setting: a RangeError saying "NAME must be ... (got "x")"
+// for a bad value. Durations, flags, KEEPALIVE and a tool's extra flags are
+// read as every load tool reads them (loadgen/lib/values.mjs).
+export { bad, duration, extraArgs, flag, keepalive } from '../lib/values.mjs';
 export const number = (env, name, def, min, max) => {
-  const raw = String(env[name] ?? '').replace(/s$/, '');
+  const raw = String(env[name] ?? '');
   const n = raw === '' ? def : /^[0-9]+(\.[0-9]+)?$/.test(raw) ? Number(raw) : NaN;
   if (n >= min && n <= max) return n;
   throw bad(name, `a number from ${min} to ${max}`, env[name]);

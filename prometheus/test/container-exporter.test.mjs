@@ -10,6 +10,7 @@ import path from 'node:path';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'container-exporter-'));
 process.env.DOCKER_SOCKET = path.join(dir, 'docker.sock');
 const { cpuAllowanceCores, cpusetCores, identity, metrics, resolved } = await import('../container-exporter.mjs');
+const { containerLines } = await import('../../scripts/lab/swarm/collector.mjs');
 
 test('--cpus 0.5 (NanoCpus) is half a core', () => {
   assert.equal(cpuAllowanceCores({ NanoCpus: 5e8 }, 2), 0.5);
@@ -49,8 +50,8 @@ test('a cpuset counts the cores it names', () => {
 // lack online_cpus (so the engine's NCPU counts), and a container removed
 // during the scrape (stats and inspect 404).
 const CONTAINERS = {
-  h: { Names: ['/lab-haproxy-1'], Labels: { 'com.docker.compose.service': 'haproxy' }, HostConfig: { NanoCpus: 5e8 } },
-  b: { Names: ['/lab-backend-fast-1'], Labels: { 'com.docker.compose.service': 'backend-fast' }, HostConfig: {} },
+  h: { Names: ['/lab-haproxy-1'], Image: 'haproxy:3.2.22', Labels: { 'com.docker.compose.service': 'haproxy' }, HostConfig: { NanoCpus: 5e8 } },
+  b: { Names: ['/lab-backend-fast-1'], Image: 'node:24.19.0-alpine', Labels: { 'com.docker.compose.service': 'backend-fast' }, HostConfig: {} },
   gone: { Names: ['/lab-gone-1'], Labels: { 'com.docker.compose.service': 'gone' } },
 };
 const STATS = {
@@ -83,11 +84,16 @@ test('a scrape: each family grouped under its HELP and TYPE, a removed container
     fs.rmSync(dir, { recursive: true, force: true });
   });
   const text = await metrics();
-  const h = 'service="haproxy",container="lab-haproxy-1"';
-  const b = 'service="backend-fast",container="lab-backend-fast-1"';
+  // cAdvisor's names and meanings: the working set is the usage less the
+  // inactive file pages, the usage keeps them.
+  const h = 'name="lab-haproxy-1",image="haproxy:3.2.22",service="haproxy"';
+  const b = 'name="lab-backend-fast-1",image="node:24.19.0-alpine",service="backend-fast"';
   assert.deepEqual(text.split('\n').filter((l) => l && !l.startsWith('# HELP')), [
+    '# TYPE container_memory_working_set_bytes gauge',
+    `container_memory_working_set_bytes{${h}} 2000`,
+    `container_memory_working_set_bytes{${b}} 500`,
     '# TYPE container_memory_usage_bytes gauge',
-    `container_memory_usage_bytes{${h}} 2000`,
+    `container_memory_usage_bytes{${h}} 3000`,
     `container_memory_usage_bytes{${b}} 500`,
     '# TYPE container_cpu_usage_seconds_total counter',
     `container_cpu_usage_seconds_total{${h}} 2.5`,
@@ -97,6 +103,9 @@ test('a scrape: each family grouped under its HELP and TYPE, a removed container
     `container_cpu_allowance_cores{${b}} 4`,
   ]);
   assert.match(text, /^# HELP container_cpu_allowance_cores CPU the container may use, in cores/m);
+  // The runner's reader on a Swarm (the collector's /containers) takes this
+  // scrape as it is: each container by its name, the working set its memory.
+  assert.deepEqual(containerLines(text, 7), ['7 lab-haproxy-1 2500000000 2000 0.5', '7 lab-backend-fast-1 1000000000 500 4']);
 
   // The next scrape reads each container's stats again, its inspect not
   // (kept a minute), but asks again for the one that had none.
@@ -113,10 +122,10 @@ test('a Swarm task is named STACK-SERVICE-SLOT, its service without the stack pr
   const labels = (service, task) => ({
     'com.docker.stack.namespace': 'haproxy-lab', 'com.docker.swarm.service.name': `haproxy-lab_${service}`, 'com.docker.swarm.task.name': task,
   });
-  assert.deepEqual(identity(labels('loadgen', 'haproxy-lab_loadgen.2.x7k3'), 'haproxy-lab_loadgen.2.x7k3'), { service: 'loadgen', container: 'haproxy-lab-loadgen-2' });
+  assert.deepEqual(identity(labels('loadgen', 'haproxy-lab_loadgen.2.x7k3'), 'haproxy-lab_loadgen.2.x7k3'), { service: 'loadgen', name: 'haproxy-lab-loadgen-2' });
   assert.deepEqual(identity(labels('container-exporter', 'haproxy-lab_container-exporter.nodeid9.t1'), 'x'),
-    { service: 'container-exporter', container: 'haproxy-lab-container-exporter-nodeid9' }, 'a global task: its node id for a slot');
-  assert.deepEqual(identity({ 'com.docker.compose.service': 'haproxy' }, 'lab-haproxy-1'), { service: 'haproxy', container: 'lab-haproxy-1' }, 'compose: as it is');
+    { service: 'container-exporter', name: 'haproxy-lab-container-exporter-nodeid9' }, 'a global task: its node id for a slot');
+  assert.deepEqual(identity({ 'com.docker.compose.service': 'haproxy' }, 'lab-haproxy-1'), { service: 'haproxy', name: 'lab-haproxy-1' }, 'compose: as it is');
 });
 
 test('a name is resolved as this node gives it: sorted IPv4 addresses, "-" for none', async () => {

@@ -57,6 +57,8 @@ import { buildReport, commandIn, formatTable, readRun, versionsOf, writeOutputs 
 import { writeRunFolder } from './plan/runfolder.mjs';
 import { lintFigures, writeFigures } from './figures/figures.mjs';
 import { KeptError, asReported, checkKept, extractKept, keptRuns, keptSize, packRun, refreshKept } from './kept/kept.mjs';
+import { parseEnv } from './core/envfile.mjs';
+import { durationSeconds } from './core/usage.mjs';
 import { TOPOLOGY, TOPOLOGY_FILE, containersOf, expandProcesses } from './core/topology.mjs';
 import { DEFAULT_TOOL, LOAD_TOOLS } from './core/loadtools.mjs';
 import { expectedListeners, listenersText } from './plan/listeners.mjs';
@@ -168,7 +170,7 @@ function connectionSizing(scenario, options, limitsFile) {
   const perSecond = scenario.connections.ramp_per_second;
   const ramp = perSecond ? {
     perSecond, downPerSecond: scenario.connections.ramp_down_per_second ?? perSecond,
-    seconds: Number(env.RAMP_UP ?? 0), down: Number(env.RAMP_DOWN ?? 0), minPerSecond: scenario.connections.ramp_min_per_second ?? null,
+    seconds: durationSeconds(env.RAMP_UP ?? 0), down: durationSeconds(env.RAMP_DOWN ?? 0), minPerSecond: scenario.connections.ramp_min_per_second ?? null,
   } : null;
   // The held backend's replicas filled in order (connections.backends_in_order):
   // by their Compose container names, so not on Swarm, and only once the

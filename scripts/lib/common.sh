@@ -129,7 +129,8 @@ container_nofile() {
 # permitted"): a value from the env files above it is lowered to the limit
 # (exported, one line saying so); one set in the environment stops the run
 # with the fix. Measured in a container of NODE_IMAGE (pulled if absent, as
-# compose up would; not measured when that fails).
+# compose up would; not measured when that fails). What starts the lab's
+# containers calls it first: scripts/up.sh, scenario.sh and test.sh.
 fit_nofile() {
   local image name value want=0 limit lowered=""
   image=$(env_value NODE_IMAGE)

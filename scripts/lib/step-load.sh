@@ -291,14 +291,38 @@ start_load() {
   start_tool "$1" "${env_lines}" || die "could not start the load generators (${service})"
 }
 
+# load_env_file DIR ENV_LINES: DIR/load.env, the step's load environment
+# as the tool's containers get it (compose.yaml: env_file ${LOAD_ENV_FILE}),
+# and nothing else: a variable of the runner's shell that the step does not
+# set never reaches them. Each value single-quoted, which compose reads as
+# written (spaces too: the planner refuses a quote in a load value). Prints
+# the file's absolute path.
+load_env_file() {
+  local kv file="$1/load.env"
+  [[ "${file}" == /* ]] || file="${PWD}/${file}"
+  while IFS= read -r kv; do
+    [[ -z "${kv}" ]] || printf "%s='%s'\n" "${kv%%=*}" "${kv#*=}"
+  done <<<"$2" >"${file}"
+  echo "${file}"
+}
+
+# use_load_env DIR ENV_LINES: in this (sub)shell, LOAD_ENV_FILE names DIR's
+# load.env, and ENV_LINES are exported for the ones compose interpolates
+# itself (LOADGEN_SCRIPT, LOADGEN_SYSCTL). Call it in a subshell.
+use_load_env() {
+  local kv
+  LOAD_ENV_FILE=$(load_env_file "$1" "$2") || return 1
+  export LOAD_ENV_FILE
+  while IFS= read -r kv; do [[ -z "${kv}" ]] || export "${kv?}"; done <<<"$2"
+}
+
 # The load tool's life on one host (a Swarm's: scripts/lib/swarm-run.sh), each
 # taking the step's folder: compose starts its replicas, Docker waits for
 # them, and they write their files into the checkout's results folder.
 # start_tool DIR ENV_LINES: its replicas, with the step's load environment.
 start_tool() {
-  local kv
   (
-    while IFS= read -r kv; do [[ -z "${kv}" ]] || export "${kv?}"; done <<<"$2"
+    use_load_env "$1" "$2" || exit 1
     compose --profile "$(step_value "$1" profile)" up -d --no-deps --scale "$(step_value "$1" service)=$(step_value "$1" replicas)" \
       "$(step_value "$1" service)" >/dev/null 2>&1
   )

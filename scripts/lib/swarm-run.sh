@@ -270,7 +270,7 @@ readings_elsewhere() {
 # (DIR/SERVICE-stack.json, what Swarm was given), the step's environment
 # read by compose config, its replicas on the other nodes.
 start_tool() {
-  local dir="$1" service file kv
+  local dir="$1" service file
   service=$(step_value "${dir}" service)
   collector_token || return 1
   file="${dir}/${service}-stack.json"
@@ -278,7 +278,7 @@ start_tool() {
   # alone), once a run: a config of the tool's at the path its volume gives.
   [[ -s "${run_dir}/ca.crt" ]] || instance_exec "$(first_instance)" cat "${HAPROXY_CA}" >"${run_dir}/ca.crt" || return 1
   (
-    while IFS= read -r kv; do [[ -z "${kv}" ]] || export "${kv?}"; done <<<"$2"
+    use_load_env "${dir}" "$2" || exit 1
     compose -f "${LAB_ROOT}/compose.yaml" -f "${LAB_ROOT}/compose.swarm.yaml" --profile "$(step_value "${dir}" profile)" config --format json
   ) | labctl stack --host-root "${LAB_ROOT}" --tool "${service}" --replicas "$(step_value "${dir}" replicas)" \
     --collector "${COLLECTOR_URL}" --collector-token "${COLLECTOR_TOKEN}" --file "${CLIENT_CA}=${run_dir}/ca.crt" >"${file}" || return 1

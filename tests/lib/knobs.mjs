@@ -43,11 +43,10 @@ const BASH_OWN = new Set(`BASH BASHOPTS BASHPID BASH_ALIASES BASH_ARGC BASH_ARGV
 // how its callers name the variable. A computed read anywhere else fails the
 // check: its callers' form is unknown here.
 export const READERS = [
-  { file: 'loadgen/lib/lab.js', fn: 'env', form: "env('NAME', ...), intEnv('NAME', ...), seconds('NAME', ...)" },
-  { file: 'loadgen/wrapper/lib.mjs', fn: 'flag', form: "flag(env, 'NAME', ...)" },
+  { file: 'loadgen/lib/lab.js', fn: 'env', form: "env('NAME', ...), intEnv('NAME', ...), seconds('NAME', ...), k6Duration('NAME', ...)" },
+  { file: 'loadgen/lib/values.mjs', fn: 'text', form: "duration(env, 'NAME', ...), flag(env, 'NAME', ...), extraArgs(env, 'NAME', ...)" },
   { file: 'loadgen/wrapper/lib.mjs', fn: 'number', form: "number(env, 'NAME', ...)" },
   { file: 'loadgen/holder/lib.mjs', fn: 'int', form: "int(env, 'NAME', ...)" },
-  { file: 'loadgen/holder/lib.mjs', fn: 'seconds', form: "seconds(env, 'NAME', ...)" },
   { file: 'backend/app.mjs', fn: 'loadConfig', form: "ENV_VARS rows ['NAME', 'option', max]" },
 ];
 
@@ -221,7 +220,7 @@ export function jsReads(file, text, program = true) {
     [new RegExp(`\\b__ENV\\.(${NAME})\\b`, 'g'), 1, '__ENV.NAME'],
     [new RegExp(`\\b__ENV\\[\\s*${q}\\s*\\]`, 'g'), 2, "__ENV['NAME']"],
     [new RegExp(`\\(\\s*env\\s*,\\s*${q}`, 'g'), 2, "helper(env, 'NAME')"],
-    [new RegExp(`(?<![\\w.$])(?:env|intEnv|seconds)\\(\\s*${q}`, 'g'), 2, "env/intEnv/seconds('NAME')"],
+    [new RegExp(`(?<![\\w.$])(?:env|intEnv|seconds|k6Duration)\\(\\s*${q}`, 'g'), 2, "env/intEnv/seconds/k6Duration('NAME')"],
     [new RegExp(`^\\s*\\[\\s*'(${NAME})'\\s*,\\s*'[a-z]\\w*'\\s*,`, 'gm'), 1, "ENV_VARS row ['NAME', 'option', ...]"],
   ];
   for (const [re, group, how] of forms) {

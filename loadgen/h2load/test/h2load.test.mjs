@@ -46,6 +46,14 @@ test('KEEPALIVE=false: Connection: close, h2load opens a new connection per requ
   assert.equal(arg(args, '--rps'), undefined);
 });
 
+test('durations in Go\'s spelling or bare seconds; H2LOAD_EXTRA_ARGS before the URL', () => {
+  const args = h2loadArgs(loadConfig({ DURATION: '1m30s', TIMEOUT: '2', H2LOAD_EXTRA_ARGS: '-H X-Lab:1 --warm-up-time=1s' }));
+  assert.equal(arg(args, '-D'), '90000ms');
+  assert.equal(arg(args, '-N'), '2000ms');
+  assert.deepEqual(args, ['--h1', '-t', '1', '-m', '1', '-N', '2000ms', '-H', 'X-Lab:1', '--warm-up-time=1s',
+    '-c', '50', '-D', '90000ms', 'http://haproxy:8080/fast']);
+});
+
 test('paced, kept alive: each connection at RATE ÷ replicas ÷ connections per second (fractions too)', () => {
   const cfg = loadConfig({ RATE: '2000', CONNECTIONS: '20', DURATION: '3' });
   assert.deepEqual([cfg.pacing, cfg.rate, cfg.connections, cfg.rps, cfg.planned], ['per-connection', 2000, 20, 100, 6000]);
@@ -84,8 +92,10 @@ test('bad settings are refused with the name, what is allowed and what was given
   assert.throws(() => loadConfig({ CONNECTIONS: '2.5' }), /^RangeError: CONNECTIONS must be a whole number from 1 to 1000000 \(got "2\.5"\)$/);
   assert.throws(() => loadConfig({ THREADS: '0' }), /^RangeError: THREADS must be a number from 1 to 64 \(got "0"\)$/);
   assert.throws(() => loadConfig({ KEEPALIVE: 'yes' }), /^RangeError: KEEPALIVE must be true or false \(got "yes"\)$/);
-  assert.throws(() => loadConfig({ TIMEOUT: '-1' }), /^RangeError: TIMEOUT must be a number from 0\.1 to 3600 \(got "-1"\)$/);
-  assert.throws(() => loadConfig({ DURATION: '1m' }), /^RangeError: DURATION must be a number from 0\.1 to 86400 \(got "1m"\)$/);
+  assert.throws(() => loadConfig({ TIMEOUT: '-1' }), /^RangeError: TIMEOUT must be a duration such as 30s, 2m, 1m30s or 500ms, or a number of seconds, from 100ms to 1h \(got "-1"\)$/);
+  assert.throws(() => loadConfig({ DURATION: '1d' }), /^RangeError: DURATION must be a duration such as 30s, 2m, 1m30s or 500ms, or a number of seconds, from 100ms to 24h \(got "1d"\)$/);
+  assert.throws(() => loadConfig({ H2LOAD_EXTRA_ARGS: '-c5' }), /^RangeError: H2LOAD_EXTRA_ARGS must not set -c: the wrapper sets it itself \(from CONNECTIONS: set that instead\) \(got "-c5"\)$/);
+  assert.throws(() => loadConfig({ H2LOAD_EXTRA_ARGS: '--rps=5' }), /^RangeError: H2LOAD_EXTRA_ARGS must not set --rps: the wrapper sets it itself \(from RATE: set that instead\)/);
   assert.throws(() => loadConfig({ TARGET: 'haproxy:8080' }), /^RangeError: TARGET must be an http\(s\):\/\/host:port URL/);
   assert.throws(() => loadConfig({ LOADGEN_SUMMARY_DIR: '../x' }), /LOADGEN_SUMMARY_DIR must be a relative folder/);
   assert.throws(() => loadConfig({ H2LOAD_REPLICAS: '2', H2LOAD_INDEX: '3' }), /^RangeError: H2LOAD_INDEX must be a number from 1 to 2 \(got "3"\)$/);

@@ -31,6 +31,9 @@ test('good values', () => {
     connections: 100000, replicas: 4, index: 4, rampUp: 0, hold: 1.5, rampDown: 86400, maxUnconfirmed: 250, rampSlack: 30, connectTimeout: 0.5, grace: 0, tickMs: 500,
     testid: 'conn-1 x', summaryDir: 'run-1/step_2', resultsRoot: '/tmp/r',
   });
+  // Durations in Go's spelling, as every load tool reads them.
+  const spelled = loadConfig({ ...base, RAMP_UP: '1m30s', HOLD: '2m', RAMP_DOWN: '500ms', CONNECT_TIMEOUT: '250ms', GRACE: '1h', RAMP_SLACK: '.5s' });
+  assert.deepEqual([spelled.rampUp, spelled.hold, spelled.rampDown, spelled.connectTimeout, spelled.grace, spelled.rampSlack], [90, 120, 0.5, 0.25, 3600, 0.5]);
   const v6 = loadConfig({ ...base, TARGET: 'http://[::1]:8080' });
   assert.deepEqual([v6.host, v6.hostHeader], ['::1', '[::1]:8080']);
   // Several replicas and no HOLDER_INDEX: left for DNS.
@@ -56,10 +59,11 @@ test('bad values: one message naming the variable and the value', () => {
   rejects({ HOLDER_INDEX: '0' }, 'HOLDER_INDEX must be an integer from 1 to 1 (got "0")');
   rejects({ MAX_UNCONFIRMED: '-1' }, 'MAX_UNCONFIRMED must be an integer from 0 to 10000000 (got "-1")');
   rejects({ TICK_MS: '5' }, 'TICK_MS must be an integer from 10 to 1000 (got "5")');
+  const spelling = 'a duration such as 30s, 2m, 1m30s or 500ms, or a number of seconds';
   for (const name of ['RAMP_UP', 'HOLD', 'RAMP_DOWN', 'GRACE', 'RAMP_SLACK']) {
-    for (const v of ['-1', '1e3', 'abc', '.5', '86401']) rejects({ [name]: v }, `${name} must be a number of seconds from 0 up to 86400 (got ${JSON.stringify(v)})`);
+    for (const v of ['-1', '1e3', 'abc', '1d', '86401', '24h1s']) rejects({ [name]: v }, `${name} must be ${spelling}, from 0s to 24h (got ${JSON.stringify(v)})`);
   }
-  rejects({ CONNECT_TIMEOUT: '0' }, 'CONNECT_TIMEOUT must be a number of seconds above 0 up to 86400 (got "0")');
+  rejects({ CONNECT_TIMEOUT: '0' }, `CONNECT_TIMEOUT must be ${spelling}, from 1ms to 24h (got "0")`);
   rejects({ TESTID: 'a\tb' }, 'TESTID must be printable ASCII (got "a\\tb")');
   for (const d of ['/abs', '../up', 'a/../b', 'a b', 'a\\b']) {
     rejects({ LOADGEN_SUMMARY_DIR: d }, `LOADGEN_SUMMARY_DIR must be a relative folder under RESULTS_ROOT without .. (got ${JSON.stringify(d)})`);
@@ -114,7 +118,7 @@ function holder(env) {
 
 test('holder.mjs: a bad setting is one line on stderr and exit 2', async () => {
   const r = await holder({ CONNECTIONS: '10', RAMP_UP: 'soon' });
-  assert.deepEqual(r, { code: 2, stdout: '', stderr: 'holder: RAMP_UP must be a number of seconds from 0 up to 86400 (got "soon")\n' });
+  assert.deepEqual(r, { code: 2, stdout: '', stderr: 'holder: RAMP_UP must be a duration such as 30s, 2m, 1m30s or 500ms, or a number of seconds, from 0s to 24h (got "soon")\n' });
   const r2 = await holder({ CONNECTIONS: '10', TARGET: 'http://x' });
   assert.deepEqual([r2.code, r2.stderr], [2, 'holder: TARGET must be an http://host:port or https://host:port URL (got "http://x")\n']);
 });

@@ -28,6 +28,18 @@ test('defaults: kept-alive HTTP/1.1 at 200/s for 10 s, TLS sessions resumed', ()
   assert.equal(targetLine(cfg), 'GET http://haproxy:8080/fast\n');
 });
 
+test('durations in Go\'s spelling or bare seconds; VEGETA_EXTRA_ARGS after the wrapper\'s flags, none of them', () => {
+  const args = attackArgs(loadConfig({ DURATION: '1m30s', TIMEOUT: '500ms', VEGETA_EXTRA_ARGS: '-insecure -header X-Lab:1' }), 'r');
+  assert.equal(arg(args, 'duration'), '90000ms');
+  assert.equal(arg(args, 'timeout'), '500ms');
+  assert.deepEqual(args.slice(-3), ['-insecure', '-header', 'X-Lab:1']);
+  assert.equal(arg(attackArgs(loadConfig({ DURATION: '20' }), 'r'), 'duration'), '20000ms');
+  assert.deepEqual(summarize({ cfg: loadConfig({ VEGETA_EXTRA_ARGS: '-lazy' }), report: null, cpu: {} }).extra_args, ['-lazy']);
+  assert.throws(() => loadConfig({ VEGETA_EXTRA_ARGS: '-rate=1' }), /^RangeError: VEGETA_EXTRA_ARGS must not set -rate: the wrapper sets it itself \(from RATE: set that instead\) \(got "-rate=1"\)$/);
+  assert.throws(() => loadConfig({ VEGETA_EXTRA_ARGS: '--output x' }), /^RangeError: VEGETA_EXTRA_ARGS must not set -output: the wrapper sets it itself \(got "--output x"\)$/);
+  assert.throws(() => loadConfig({ DURATION: '1d' }), /^RangeError: DURATION must be a duration such as 30s, 2m, 1m30s or 500ms, or a number of seconds, from 100ms to 24h \(got "1d"\)$/);
+});
+
 test('a replica sends its share of RATE, as a whole number per period', () => {
   const share = (env) => arg(attackArgs(loadConfig(env), 'r'), 'rate');
   assert.equal(share({ RATE: '1000', VEGETA_REPLICAS: '2' }), '500/1s');

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { flag, number, ownCpu, requestSettings } from '../lib.mjs';
+import { duration, flag, number, ownCpu, requestSettings } from '../lib.mjs';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'wrapper-'));
 const dirs = [];
@@ -25,7 +25,9 @@ describe('settings', () => {
       [() => number({ RATE: '-1' }, 'RATE', 200, 0.1, 1e6), 'RATE must be a number from 0.1 to 1000000 (got "-1")'],
       [() => flag({ KEEPALIVE: 'yes' }, 'KEEPALIVE', true), 'KEEPALIVE must be true or false (got "yes")'],
     ]) assert.throws(read, { message });
-    assert.equal(number({ DURATION: '6s' }, 'DURATION', 10, 0.1, 86400), 6);
+    // A number is a plain one: a duration is read by duration(), as every load tool does.
+    assert.throws(() => number({ RATE: '6s' }, 'RATE', 10, 0.1, 86400), { message: 'RATE must be a number from 0.1 to 86400 (got "6s")' });
+    assert.equal(duration({ DURATION: '6s' }, 'DURATION', 10, 0.1, 86400), 6);
     assert.equal(flag({}, 'KEEPALIVE', true), true);
   });
 });

@@ -11,7 +11,10 @@ export function envText(header, entries) {
   const lines = entries.map(([name, value]) => {
     const text = value === null || value === undefined ? '' : String(value);
     if (!NAME.test(name) || /[\n\r]/.test(text)) throw new Error(`cannot write ${name}=${JSON.stringify(text)} to an env file`);
-    if (/^(load|compose)\./.test(name) && /[\s'"\\$`]/.test(text)) throw new Error(`${name} must be one word (got ${JSON.stringify(text)})`);
+    // A load value may be words (a tool's extra flags): the runner writes it
+    // quoted into the tool's env file (scripts/lib/step-load.sh).
+    if (/^compose\./.test(name) && /[\s'"\\$`]/.test(text)) throw new Error(`${name} must be one word (got ${JSON.stringify(text)})`);
+    if (/^load\./.test(name) && /[\t'"\\$`]/.test(text)) throw new Error(`${name} must be words without tabs, quotes, \\, $ or \` (got ${JSON.stringify(text)})`);
     return `${name}=${text}`;
   });
   return `${header.map((h) => `# ${h}`).join('\n')}\n${lines.join('\n')}\n`;

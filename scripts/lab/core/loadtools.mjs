@@ -7,9 +7,10 @@
 // Fields:
 //   service, profile  its compose service and the profile that starts it
 //   own               the variables its container reads besides the target
-//                     and the runner's (reads: all of them): compose passes
-//                     these names through (no value there, defaults live in
-//                     the tool), and a scenario may set only these (plan --check)
+//                     and the runner's (reads: all of them): its container
+//                     gets them from the step's load.env alone (compose's
+//                     LOAD_ENV_FILE; defaults live in the tool), and a
+//                     scenario may set only these (plan --check)
 //   compose           variables its compose service itself uses (not passed in)
 //   replicas          the variable that tells each replica how many share the load
 //   index             the variable that overrides a replica's own number
@@ -22,12 +23,15 @@
 //   sampleAt(env, s)  when, after the start, to take the mid-load snapshot
 //                     (every container's CPU and memory, HAProxy's show info)
 //   needs             what a scenario must say for the tool to run
+//   check(env)        throws the RangeError the tool itself would give for
+//                     a bad value (plan --check, before anything runs)
 //   sized             the connection preflight sizes its replicas: the runner
 //                     reads its own container's limits (SERVICE_nofile,
 //                     SERVICE_memory_bytes in limits.env)
 import { loadConfig, plannedSeconds } from '../../../loadgen/holder/lib.mjs';
 import { loadConfig as vegetaConfig } from '../../../loadgen/vegeta/lib.mjs';
 import { loadConfig as h2loadConfig } from '../../../loadgen/h2load/lib.mjs';
+import { checkK6 } from '../../../loadgen/lib/k6-knobs.mjs';
 import { UsageError, parseDuration } from './usage.mjs';
 
 // Set by the runner for every step, whatever the tool.
@@ -50,7 +54,7 @@ export const LOAD_TOOLS = {
     index: 'LOADGEN_INDEX',
     own: [
       'VUS', 'LOAD_PATH', 'TIMEOUT', 'KEEPALIVE', 'ITERATIONS', 'MAX_DURATION', 'DURATION',
-      'RATE', 'SLEEP_MS', 'TIMES', 'MAX_VUS', 'PRE_VUS', 'GRACEFUL_STOP', 'FLOOR_RATE', 'START_SPREAD',
+      'RATE', 'SLEEP_MS', 'TIMES', 'MAX_VUS', 'PRE_VUS', 'GRACEFUL_STOP', 'FLOOR_RATE', 'START_SPREAD', 'LOADGEN_EXTRA_ARGS',
     ],
     // LOADGEN_SCRIPT: the k6 script the service runs (its command).
     compose: ['LOADGEN_SCRIPT', 'LOADGEN_SYSCTL'],
@@ -62,6 +66,7 @@ export const LOAD_TOOLS = {
     lastSeconds: (env) => parseDuration(env.DURATION ?? env.MAX_DURATION),
     sampleAt: (env, seconds) => Math.min(5, seconds / 2),
     needs: (env) => (env.DURATION || env.MAX_DURATION ? null : 'DURATION (or MAX_DURATION for a fixed count of requests)'),
+    check: checkK6,
     sized: false,
   }),
   holder: loadToolEntry({
@@ -78,6 +83,7 @@ export const LOAD_TOOLS = {
     lastSeconds: (env) => { const c = loadConfig(env); return plannedSeconds(c) + c.grace; },
     sampleAt: (env) => { const c = loadConfig(env); return c.rampUp + c.rampSlack + c.hold / 2; },
     needs: () => null,
+    check: (env) => { loadConfig(env); },
     sized: true,
   }),
   // vegeta: seed 04's open-model client (constant rate; keep-alive and TLS
@@ -87,7 +93,8 @@ export const LOAD_TOOLS = {
     profile: 'attack',
     replicas: 'VEGETA_REPLICAS',
     index: 'VEGETA_INDEX',
-    own: ['RATE', 'DURATION', 'LOAD_PATH', 'KEEPALIVE', 'CONNECTIONS', 'MAX_CONNECTIONS', 'TLS_RESUME', 'TIMEOUT', 'WORKERS', 'MAX_WORKERS'],
+    own: ['RATE', 'DURATION', 'LOAD_PATH', 'KEEPALIVE', 'CONNECTIONS', 'MAX_CONNECTIONS', 'TLS_RESUME', 'TIMEOUT', 'WORKERS', 'MAX_WORKERS',
+      'VEGETA_EXTRA_ARGS'],
     compose: ['VEGETA_MEMORY'],
     scripts: false,
     env: () => ({}),
@@ -95,6 +102,7 @@ export const LOAD_TOOLS = {
     lastSeconds: (env) => { const c = vegetaConfig(env); return c.duration + c.timeout; },
     sampleAt: (env) => vegetaConfig(env).duration / 2,
     needs: (env) => (env.RATE && env.DURATION ? null : 'RATE and DURATION'),
+    check: (env) => { vegetaConfig(env); },
     sized: false,
   }),
   // h2load: nghttp2's HTTP/1.1 client, about HAProxy's own CPU per request;
@@ -104,7 +112,7 @@ export const LOAD_TOOLS = {
     profile: 'bench',
     replicas: 'H2LOAD_REPLICAS',
     index: 'H2LOAD_INDEX',
-    own: ['RATE', 'DURATION', 'LOAD_PATH', 'KEEPALIVE', 'CONNECTIONS', 'TIMEOUT', 'THREADS'],
+    own: ['RATE', 'DURATION', 'LOAD_PATH', 'KEEPALIVE', 'CONNECTIONS', 'TIMEOUT', 'THREADS', 'H2LOAD_EXTRA_ARGS'],
     compose: ['H2LOAD_MEMORY'],
     scripts: false,
     env: () => ({}),
@@ -112,6 +120,7 @@ export const LOAD_TOOLS = {
     lastSeconds: (env) => { const c = h2loadConfig(env); return c.duration + c.timeout; },
     sampleAt: (env) => h2loadConfig(env).duration / 2,
     needs: (env) => (env.DURATION ? null : 'DURATION'),
+    check: (env) => { h2loadConfig(env); },
     sized: false,
   }),
 };

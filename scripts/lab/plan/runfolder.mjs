@@ -9,10 +9,12 @@
 // and the runner writes back, per step: started.env (when the load started,
 // for the functions that watch and finish it) and outcome.env (how it ended).
 // Format: one NAME=value per line, the value to the end of the line (no
-// quoting: the planner checks that values are one line, and load and compose
-// values one word); "#" starts a comment line. "load.NAME=value" lines are the
-// load containers' environment, "compose.NAME=value" lines the lab services'
-// settings for the step (compose interpolates them).
+// quoting: the planner checks that values are one line, compose values one
+// word and load values words without quotes); "#" starts a comment line.
+// "load.NAME=value" lines are the load containers' environment (the runner
+// hands them over in an env file, and exports them for the ones compose
+// interpolates), "compose.NAME=value" lines the lab services' settings for
+// the step (compose interpolates them).
 import fs from 'node:fs';
 import path from 'node:path';
 import { LOAD_TOOLS, RUNNER_VARS } from '../core/loadtools.mjs';

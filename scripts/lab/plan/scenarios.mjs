@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
-import { UsageError, parseDuration } from '../core/usage.mjs';
+import { UsageError, durationSeconds, parseDuration } from '../core/usage.mjs';
 import { DEFAULT_TOOL, LOAD_TOOLS, RUNNER_VARS } from '../core/loadtools.mjs';
 import { METRICS } from '../core/metrics.mjs';
 import { parseExpectation } from '../core/expectations.mjs';
@@ -140,13 +140,17 @@ function envPortProblem(name, value) {
   return url ? portProblem(url[1]) : null;
 }
 
-function checkEnv(env, file, where) {
+// checkEnv ENV FILE WHERE [WORDS]: names and values; a value one word, or
+// with WORDS (a load tool's: its container reads it from an env file) words
+// separated by single spaces (a tool's extra flags).
+function checkEnv(env, file, where, words = false) {
   check(env === undefined || isObject(env), file, `${where}: expected an object {"NAME": "value"}, found ${kindOf(env)}`);
+  const shape = words ? /^[^\s'"\\$`]+( [^\s'"\\$`]+)*$/ : /^[^\s'"\\$`]+$/;
   for (const [name, value] of Object.entries(env ?? {})) {
     check(ENV_NAME.test(name), file, `${where}: bad variable name ${JSON.stringify(name)}`);
     // Control characters too: the value goes on a line of step.env.
-    check(['string', 'number'].includes(typeof value) && /^[^\s'"\\$`]+$/.test(String(value)) && !CONTROL.test(String(value)), file,
-      `${where}: ${name} ${JSON.stringify(String(value))} must be one word`);
+    check(['string', 'number'].includes(typeof value) && shape.test(String(value)) && !CONTROL.test(String(value)), file,
+      `${where}: ${name} ${JSON.stringify(String(value))} must be ${words ? 'words separated by single spaces, without quotes, \\, $ or `' : 'one word'}`);
     const port = envPortProblem(name, value);
     check(!port, file, `${where}: ${name}: ${port}`);
   }
@@ -321,7 +325,7 @@ function checkStepTool(root, file, s, step) {
 // typo or another tool's variable would be passed on and silently ignored),
 // a compose_env one of STEP_KNOBS.
 function checkVariables(file, s) {
-  for (const [where, env] of loadEnvs(s)) checkEnv(env, file, where);
+  for (const [where, env] of loadEnvs(s)) checkEnv(env, file, where, true);
   for (const [where, env] of composeEnvs(s)) checkComposeEnv(env, file, where);
   for (const [where, env, step] of loadEnvs(s)) {
     for (const name of new Set((step ? [step] : s.steps).map((t) => toolName(s, t)))) {
@@ -333,8 +337,20 @@ function checkVariables(file, s) {
   }
 }
 
-// What each step's tool needs to run (k6: how long), as the step runs plain,
-// with --quick and with --article.
+// badValue TOOL ENV: the tool's own one line for a bad value in ENV (a
+// duration it cannot read, a flag its wrapper sets), else null.
+function badValue(tool, env) {
+  try {
+    tool.check(strings(env));
+    return null;
+  } catch (err) {
+    if (err instanceof RangeError) return err.message;
+    throw err;
+  }
+}
+
+// What each step's tool needs to run (k6: how long) and whether it can read
+// every value, as the step runs plain, with --quick and with --article.
 function checkToolNeeds(file, s) {
   const variants = ['', 'quick', ...(s.article ? ['article'] : [])];
   for (const step of s.steps) {
@@ -343,6 +359,7 @@ function checkToolNeeds(file, s) {
       const env = { ...s.load.env, ...step.load?.env, ...(v ? { ...s[v]?.env, ...step[v]?.env } : {}) };
       const missing = LOAD_TOOLS[name].needs(env);
       check(!missing, file, `step ${step.id}${v ? ` --${v}` : ''}: ${name} needs ${missing} in its load variables (found: ${Object.keys(env).join(', ') || 'none'})`);
+      check(!badValue(LOAD_TOOLS[name], env), file, `step ${step.id}${v ? ` --${v}` : ''}: ${badValue(LOAD_TOOLS[name], env)}`);
     }
   }
 }
@@ -495,7 +512,7 @@ function overlaySettings(root, s, file) {
   // What can be checked without the steps, here, so a refusal names FILE.
   checkHaproxy(o.haproxy, file, 'haproxy');
   checkComposeEnv(o.compose_env, file, 'compose_env');
-  checkEnv(o.load?.env, file, 'load env');
+  checkEnv(o.load?.env, file, 'load env', true);
   checkBackends(o.backends, file, 'backends');
   s.steps = s.steps.map((step) => {
     if (!isObject(step)) return step;
@@ -563,8 +580,8 @@ export function evalModel(formula, vars) {
     if (/^[A-Z]/.test(t)) {
       const v = Number.parseFloat(vars[t]);
       if (!Number.isFinite(v)) fail(`${t} is not a number in this step (${vars[t] ?? 'unset'})`);
-      // Durations like "2s" count in seconds.
-      return /^\d+(\.\d+)?ms$/.test(vars[t]) ? v / 1000 : v;
+      // A duration (2s, 500ms, 1m30s) counts in seconds.
+      return durationSeconds(vars[t]) ?? v;
     }
     return fail(`unexpected "${t}"`);
   };

@@ -142,14 +142,15 @@ function keep(req, res, out, { tokenFile, maxBytes = MAX_BYTES, maxTotalBytes = 
   return undefined;
 }
 
-// FAMILIES: the exporter's families, in the order of a /containers line.
-const FAMILIES = ['container_cpu_usage_seconds_total', 'container_memory_usage_bytes', 'container_cpu_allowance_cores'];
+// FAMILIES: the exporter's families, in the order of a /containers line
+// (memory: the working set, the figure the runner reads from cgroups).
+const FAMILIES = ['container_cpu_usage_seconds_total', 'container_memory_working_set_bytes', 'container_cpu_allowance_cores'];
 
 // containerLines METRICS_TEXT AT_MS → /containers lines of one node's exporter.
 export function containerLines(text, at) {
   const byName = new Map();
   for (const line of text.split('\n')) {
-    const m = /^(\w+)\{[^}]*container="([^"]+)"[^}]*\} (\S+)$/.exec(line.trim());
+    const m = /^(\w+)\{(?:[^}]*,)?name="([^"]+)"[^}]*\} (\S+)$/.exec(line.trim());
     const column = m ? FAMILIES.indexOf(m[1]) : -1;
     if (column < 0) continue;
     if (!byName.has(m[2])) byName.set(m[2], ['-', '-', '-']);

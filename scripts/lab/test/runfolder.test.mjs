@@ -56,7 +56,10 @@ test('a connection scenario before its preflight: run.env says so, and no step i
 
 test('values the runner could not read back as written are refused', () => {
   assert.throws(() => envText([], [['label', 'two\nlines']]), /cannot write label=/);
-  assert.throws(() => envText([], [['load.VUS', '1 0']]), /load\.VUS must be one word \(got "1 0"\)/);
+  assert.throws(() => envText([], [['compose.SLOW_MS', '1 0']]), /compose\.SLOW_MS must be one word \(got "1 0"\)/);
+  assert.throws(() => envText([], [['load.VEGETA_EXTRA_ARGS', "-header 'X: 1'"]]), /load\.VEGETA_EXTRA_ARGS must be words without tabs, quotes/);
+  // A load value may be words: the runner quotes it in the tool's env file.
+  assert.equal(envText([], [['load.H2LOAD_EXTRA_ARGS', '-H X-Lab:1 --sni=lab']]), '\nload.H2LOAD_EXTRA_ARGS=-H X-Lab:1 --sni=lab\n');
   assert.throws(() => envText([], [['Bad-Name', 'x']]), /cannot write Bad-Name=/);
   assert.equal(envText(['h'], [['label', 'maxconn 20, 100 clients'], ['load.LOAD_PATH', '/slow?ms=3000']]),
     '# h\nlabel=maxconn 20, 100 clients\nload.LOAD_PATH=/slow?ms=3000\n');

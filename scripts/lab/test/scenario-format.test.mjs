@@ -149,7 +149,11 @@ test('other refusals name what was expected and what was found', () => {
     [(s) => { s.steps[0].article = { env: { VUS: 5 } }; }, /step maxconn-10: "article" needs a top-level "article"/],
     [(s) => { s.backends = { 'backend-fast': 11 }; }, /backends backend-fast: expected a whole number from 1 to 10, found number 11$/],
     [(s) => { s.readings = [{ kind: 'tipping' }]; }, /readings\[0\]: expected \{"kind": one of tipping_point, memory, syn_timing, sign_floor, saturation, capacity, curve_ratio, per_core, core_scaling, versus, breakdown\}/],
-    [(s) => { s.load.env.VUS = { n: 1 }; }, /load: VUS "\[object Object\]" must be one word$/],
+    [(s) => { s.load.env.VUS = { n: 1 }; }, /load: VUS "\[object Object\]" must be words separated by single spaces, without quotes, \\, \$ or `$/],
+    [(s) => { s.load.env.LOADGEN_EXTRA_ARGS = "--user-agent 'a b'"; }, /load: LOADGEN_EXTRA_ARGS .* must be words separated by single spaces/],
+    [(s) => { s.load.env.DURATION = '1d'; }, /step maxconn-10: DURATION must be a duration such as 30s, 2m, 1m30s or 500ms, or a number of seconds, at least 1ms \(got "1d"\)$/],
+    [(s) => { s.load.env.LOADGEN_EXTRA_ARGS = '--vus 3'; }, /step maxconn-10: LOADGEN_EXTRA_ARGS must not set --vus: the wrapper sets it itself \(from VUS: set that instead\)/],
+    [(s) => { s.compose_env = { SLOW_MS: '1 0' }; }, /compose_env: SLOW_MS "1 0" must be one word$/],
     [(s) => { s.readings = [{ kind: 'breakdown', drain_at_least: 90 }]; }, /readings\[0\] \(breakdown\) drain_at_least: expected a share above 0 and at most 1, found 90$/],
   ];
   for (const [change, expected] of cases) assert.match(refusal('bad', change), expected);

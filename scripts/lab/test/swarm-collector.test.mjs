@@ -139,13 +139,16 @@ test('GET /healthz answers ok; another method 405', async (t) => {
   assert.equal(existsSync('/x'), false);
 });
 
-test('an exporter\'s scrape becomes one line per container: CPU in ns, memory, allowance, "-" for what it lacks', () => {
+test('an exporter\'s scrape becomes one line per container: CPU in ns, memory (the working set), allowance, "-" for what it lacks', () => {
+  const l = (name, service) => `name="${name}",image="node:24",service="${service}"`;
   const text = [
-    '# HELP container_memory_usage_bytes x', '# TYPE container_memory_usage_bytes gauge',
-    'container_memory_usage_bytes{service="loadgen",container="haproxy-lab-loadgen-1"} 52428800',
-    'container_memory_usage_bytes{service="backend-slow",container="haproxy-lab-backend-slow-2"} 1000',
-    'container_cpu_usage_seconds_total{service="loadgen",container="haproxy-lab-loadgen-1"} 1.5',
-    'container_cpu_allowance_cores{service="loadgen",container="haproxy-lab-loadgen-1"} 2',
+    '# HELP container_memory_working_set_bytes x', '# TYPE container_memory_working_set_bytes gauge',
+    `container_memory_working_set_bytes{${l('haproxy-lab-loadgen-1', 'loadgen')}} 52428800`,
+    `container_memory_working_set_bytes{${l('haproxy-lab-backend-slow-2', 'backend-slow')}} 1000`,
+    // The usage with the page cache: not the runner's figure.
+    `container_memory_usage_bytes{${l('haproxy-lab-loadgen-1', 'loadgen')}} 99999999`,
+    `container_cpu_usage_seconds_total{${l('haproxy-lab-loadgen-1', 'loadgen')}} 1.5`,
+    `container_cpu_allowance_cores{${l('haproxy-lab-loadgen-1', 'loadgen')}} 2`,
   ].join('\n');
   assert.deepEqual(containerLines(text, 1700), ['1700 haproxy-lab-loadgen-1 1500000000 52428800 2', '1700 haproxy-lab-backend-slow-2 - 1000 -']);
 });
