@@ -55,7 +55,7 @@ import { MAX_PROCESSES, OPTIONS, SCENARIO_OPTIONS, UsageError, buildPlan, chosen
 import { formatPreflight, memoryFor, pastTheWall, preflight, processesFor, readLimits, refusal, sizeLevels } from './plan/preflight.mjs';
 import { buildReport, commandIn, formatTable, readRun, versionsOf, writeOutputs } from './report/report.mjs';
 import { writeRunFolder } from './plan/runfolder.mjs';
-import { lintFigures, writeFigures } from './figures/figures.mjs';
+import { lintFigures, rowRunFindings, writeFigures } from './figures/figures.mjs';
 import { KeptError, asReported, checkKept, extractKept, keptRuns, keptSize, packRun, refreshKept } from './kept/kept.mjs';
 import { parseEnv } from './core/envfile.mjs';
 import { durationSeconds } from './core/usage.mjs';
@@ -402,6 +402,8 @@ function keptCommand([action, ...args]) {
   }
 }
 
+const MEASURED_HEADING = '## What the lab measured (2 cores, 24 GiB)';
+
 // The documents whose measured figures are generated.
 function figureFiles() {
   const lessons = readdirSync(join(ROOT, 'lessons')).filter((n) => n.endsWith('.md')).sort().map((n) => `lessons/${n}`);
@@ -417,6 +419,8 @@ function figuresCommand(args) {
     const before = readFileSync(file, 'utf8');
     const { text, errors } = writeFigures(file, before);
     const findings = [...errors, ...lintFigures(file, text)];
+    // README's measured table: each row's figures from the reports it links.
+    if (file === 'README.md') findings.push(...rowRunFindings(file, text, MEASURED_HEADING));
     if (text !== before) {
       if (check) {
         const a = before.split('\n');

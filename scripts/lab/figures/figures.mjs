@@ -169,3 +169,21 @@ export function lintFigures(file, text) {
     .replace(/<!--[\s\S]*?-->/g, (w) => w.replace(/[^\n]/g, ' '));
   return [...blanked.matchAll(TYPED)].map((m) => `${file}:${lineAt(blanked, m.index)}: "${m[0].trim()}" is typed: write it as a figure from a kept run (docs/results.md, "Generated figures"), or mark what is not measured <span title="typed: WHY">`);
 }
+
+// rowRunFindings FILE TEXT HEADING → ["FILE:LINE: ..."]: in the table under
+// HEADING (README's measured table), each row's figures come from runs the row
+// links to: a reader checks a row against its own reports.
+export function rowRunFindings(file, text, heading) {
+  const lines = text.split('\n');
+  const start = lines.indexOf(heading);
+  if (start === -1) return [`${file}: no heading "${heading}"`];
+  const out = [];
+  for (let i = start + 1; i < lines.length && !lines[i].startsWith('## '); i += 1) {
+    if (!lines[i].startsWith('| ')) continue;
+    const runs = (re) => new Set([...lines[i].matchAll(re)].map((m) => m[1]));
+    const figures = runs(/\]\(((?:\.\.\/)*(?:docs\/)?runs\/[a-z0-9-]+\/\d{8}T\d{6}Z)\/report\.md "/g);
+    const linked = runs(/\]\(((?:\.\.\/)*(?:docs\/)?runs\/[a-z0-9-]+\/\d{8}T\d{6}Z)\/report\.md\)/g);
+    for (const run of figures) if (!linked.has(run)) out.push(`${file}:${i + 1}: a figure from ${run}, which the row does not link: link its report in the row`);
+  }
+  return out;
+}

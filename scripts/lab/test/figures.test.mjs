@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { evaluate, format, lintFigures, resolve, writeFigures } from '../figures/figures.mjs';
+import { evaluate, format, lintFigures, resolve, rowRunFindings, writeFigures } from '../figures/figures.mjs';
 
 const tmpDirs = [];
 after(() => tmpDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
@@ -133,5 +133,19 @@ describe('figures typed by hand', () => {
     ].join('\n');
     const found = lintFigures('doc.md', text);
     assert.deepEqual(found.map((f) => f.replace(/ is typed.*/, '')), ['doc.md:1: "205 µs"', 'doc.md:1: "2,502/s"', 'doc.md:10: "4.1×"', 'doc.md:15: "12 ms"']);
+  });
+});
+
+describe('README\'s measured table', () => {
+  test('a row\'s figure from a run the row does not link is named', () => {
+    const fig = (run) => `[1](docs/runs/demo/${run}/report.md "a.b")`;
+    const text = [
+      '## Measured', '', '| q | measured | run |', '| --- | --- | --- |',
+      `| a | ${fig('20261207T130320Z')} | [run](docs/runs/demo/20261207T130320Z/report.md) |`,
+      `| b | ${fig('20261207T130320Z')} and ${fig('20261129T000000Z')} | [run](docs/runs/demo/20261207T130320Z/report.md) |`,
+      '## Next', `| c | ${fig('20261129T000000Z')} | |`,
+    ].join('\n');
+    assert.deepEqual(rowRunFindings('README.md', text, '## Measured'), ['README.md:6: a figure from docs/runs/demo/20261129T000000Z, which the row does not link: link its report in the row']);
+    assert.deepEqual(rowRunFindings('README.md', text, '## Gone'), ['README.md: no heading "## Gone"']);
   });
 });
