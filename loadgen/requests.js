@@ -21,7 +21,7 @@ const startSpread = seconds('START_SPREAD', '0s');
 export const options = loadOptions({
   requests: sharedIterations(intEnv('VUS', 10), intEnv('ITERATIONS', 1000), env('MAX_DURATION', '10m')),
 });
-options.thresholds = connectWaitThresholds();
+Object.assign(options.thresholds, connectWaitThresholds());
 
 export default function () {
   if (startSpread > 0 && exec.vu.iterationInScenario === 0) sleep(Math.random() * startSpread);
