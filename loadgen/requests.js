@@ -21,7 +21,7 @@ const startSpread = seconds('START_SPREAD', 0);
 export const options = loadOptions({
   requests: sharedIterations(intEnv('VUS', 10), intEnv('ITERATIONS', 1000), k6Duration('MAX_DURATION', 600)),
 });
-options.thresholds = connectWaitThresholds();
+Object.assign(options.thresholds, connectWaitThresholds());
 
 export default function () {
   if (startSpread > 0 && exec.vu.iterationInScenario === 0) sleep(Math.random() * startSpread);

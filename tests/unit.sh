@@ -38,6 +38,31 @@ test_unit_loadgen_replicas_split_one_test() {
   rm -rf "${summaries}"
 }
 
+# histogram_counts FILE: "requests N, in the histogram N, bucket counters
+# left N" from a replica's k6 summary.
+histogram_counts() {
+  in_image NODE_IMAGE node -e '
+    const s = JSON.parse(require("fs").readFileSync(0));
+    const inHistogram = Object.values(s.latency_histogram.counts).reduce((t, n) => t + n, 0);
+    const left = Object.keys(s.metrics).filter((k) => k.startsWith("latency_doubling_")).length;
+    console.log("requests " + s.metrics.http_reqs.values.count + ", in the histogram " + inHistogram + ", bucket counters left " + left);' <"$1"
+}
+
+# Every request a replica sent is in its latency histogram once (the report
+# merges the replicas' histograms), and the bucket counters behind it are
+# taken out of the summary.
+test_unit_loadgen_histogram_counts_every_request() {
+  summaries=$(mktemp -d)
+  loadgen VUS=2 LOADGEN_SUMMARY_DIR=h >/dev/null 2>&1
+  local got requests
+  got=$(histogram_counts "${summaries}/h/loadgen-1.json")
+  requests=$(grep -o '^requests [0-9]*' <<<"${got}" | cut -d' ' -f2)
+  echo "${got}"
+  assert_ge 100 "${requests}" "requests sent in 3 s offline"
+  assert_eq "requests ${requests}, in the histogram ${requests}, bucket counters left 0" "${got}" "k6's latency histogram"
+  rm -rf "${summaries}"
+}
+
 test_unit_loadgen_bad_input_is_one_clear_error() {
   summaries=$(mktemp -d)
   assert_fails_with 'VUS must be a positive integer \(got \\?"abc\\?"\)' loadgen VUS=abc
@@ -92,6 +117,10 @@ test_unit_k6_reads_values_as_node_does() {
 
 test_unit_holder_node_test() {
   in_image NODE_IMAGE node --test 'loadgen/holder/test/**/*.test.mjs'
+}
+
+test_unit_histogram_node_test() {
+  in_image NODE_IMAGE node --test 'loadgen/lib/test/**/*.test.mjs'
 }
 
 test_unit_wrapper_node_test() {

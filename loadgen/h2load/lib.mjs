@@ -7,6 +7,7 @@
 // model). This wrapper turns the lab's settings into h2load's flags, and
 // h2load's own text report (kept verbatim) plus the container's CPU time
 // into h2load-<index>.json.
+import { bucketOf, histogram } from '../lib/histogram.mjs';
 import { bad, duration, extraArgs, keepalive, number, ownCpu, requestSettings } from '../wrapper/lib.mjs';
 
 export { ownCpu };
@@ -26,7 +27,7 @@ export const OWN_FLAGS = {
   '-c': 'CONNECTIONS', '--clients': 'CONNECTIONS', '-n': 'RATE', '--requests': 'RATE', '-D': 'DURATION', '--duration': 'DURATION',
   '--rps': 'RATE', '--h1': '', '-p': '', '--no-tls-proto': '', '--alpn-list': '', '--npn-list': '',
   '-i': 'LOAD_PATH', '--input-file': 'LOAD_PATH', '-B': 'TARGET', '--base-uri': 'TARGET', '--timing-script-file': 'RATE',
-  '-h': '', '--help': '', '--version': '',
+  '-h': '', '--help': '', '--version': '', '--log-file': '',
 };
 
 // whole VALUE NAME MAX RAW: VALUE when it is a whole number; else the
@@ -125,14 +126,15 @@ function paceNewConnections(cfg, env) {
 
 const ms = (seconds) => `${Math.round(seconds * 1000)}ms`;
 
-// h2loadArgs CFG: h2load's arguments. HTTP/1.1 (--h1) as the lab's other
-// tools, no pipelining (-m 1); -N: a request unanswered for TIMEOUT fails
-// (h2load's closest to a request timeout); H2LOAD_EXTRA_ARGS before the
-// URL. h2load does not verify a TLS certificate (a load tool: the target is
-// the lab's own HAProxy).
-export function h2loadArgs(cfg) {
+// h2loadArgs CFG [LOG]: h2load's arguments. HTTP/1.1 (--h1) as the lab's
+// other tools, no pipelining (-m 1); -N: a request unanswered for TIMEOUT
+// fails (h2load's closest to a request timeout); H2LOAD_EXTRA_ARGS before
+// the URL. h2load does not verify a TLS certificate (a load tool: the target
+// is the lab's own HAProxy). LOG: the file h2load writes a line per request
+// into (--log-file), for the latency histogram.
+export function h2loadArgs(cfg, log = null) {
   const common = ['--h1', '-t', String(cfg.threads), '-m', '1', '-N', ms(cfg.timeout),
-    ...(cfg.keepalive ? [] : ['-H', 'Connection: close']), ...cfg.extraArgs];
+    ...(cfg.keepalive ? [] : ['-H', 'Connection: close']), ...(log ? [`--log-file=${log}`] : []), ...cfg.extraArgs];
   if (cfg.pacing === 'new-connections') {
     const { per, ms: period } = cfg.connectionRate;
     return [...common, '-r', String(per), '--rate-period', `${period}ms`, '-c', String(cfg.planned), '-n', String(cfg.planned), cfg.url];
@@ -190,21 +192,43 @@ export function parseReport(text) {
   return report;
 }
 
+// logHistogram LINES: the latency_histogram (loadgen/lib/histogram.mjs) of
+// h2load's --log-file lines (start µs, status, µs to the response's end,
+// tab-separated), for the report to merge the replicas': h2load's own
+// percentiles are each replica's. As h2load's own table, over the requests
+// answered: a failed stream (status -1) is left out. LINES: any iterable of
+// lines, a file's read line by line included.
+export async function logHistogram(lines) {
+  const counts = {};
+  for await (const line of lines) {
+    const [, status, us] = line.split('\t');
+    if (us === undefined || status === '-1' || !/^\d+$/.test(us)) continue;
+    const bucket = bucketOf(Number(us) / 1000);
+    counts[bucket] = (counts[bucket] ?? 0) + 1;
+  }
+  return histogram(counts);
+}
+
 // The version in `h2load --version` ("h2load nghttp2/1.70.0"), else its line.
 export const versionOf = (text) => /nghttp2\/([0-9][0-9A-Za-z.+-]*)/.exec(text)?.[1] ?? (text.trim() || null);
 
 const NO_LATENCY = Object.fromEntries(COLUMNS.map((c) => [c, null]));
 
-// summarize {cfg, report, output, cpu, cpuStart, version, interrupted}: this replica's
-// summary. requests: those h2load sent (its done and its timeouts: 1.70
-// counts a timed-out request in "timeout" alone; with a connection per
-// request, its total); ok: answered 2xx or 3xx; failed: the rest (h2load's
-// own "errored" are among its done). dropped: paced, what was planned but
-// never sent (the connections fell behind, waiting for HAProxy). The
-// latencies are h2load's, over the requests it saw answered (null when
-// none was). cpu: the container's CPU time when h2load ended, cpu_start when
-// it started (node's own start). output: h2load's stdout verbatim.
-export function summarize({ cfg, report, output = '', cpu, cpuStart = null, version = null, interrupted = false }) {
+// summarize {cfg, report, output, log, latencyHistogram, cpu, cpuStart,
+// version, interrupted}: this replica's summary. requests: those h2load
+// sent (its done and its timeouts: 1.70 counts a timed-out request in
+// "timeout" alone; with a connection per request, its total); ok: answered
+// 2xx or 3xx; failed: the rest (h2load's own "errored" are among its done).
+// dropped: paced, what was planned but never sent (the connections fell
+// behind, waiting for HAProxy). The latencies are h2load's, over the
+// requests it saw answered (null when none was), and their histogram
+// (latency_histogram, logHistogram). cpu:
+// the container's CPU time when h2load ended, cpu_start when it started
+// (node's own start). output: h2load's stdout verbatim. log: the --log-file
+// h2load was given.
+export function summarize({
+  cfg, report, output = '', log = null, latencyHistogram = null, cpu, cpuStart = null, version = null, interrupted = false,
+}) {
   const c = report?.counts;
   const requests = !c ? null : cfg.pacing === 'new-connections' ? c.total : c.done + (c.timeout ?? 0);
   const ok = c ? c.succeeded : null;
@@ -226,7 +250,7 @@ export function summarize({ cfg, report, output = '', cpu, cpuStart = null, vers
     timeout: cfg.timeout,
     // h2load does not check the certificate of an https target.
     tls_verified: cfg.tls ? false : null,
-    args: h2loadArgs(cfg),
+    args: h2loadArgs(cfg, log),
     planned: cfg.planned,
     requests,
     ok,
@@ -236,6 +260,7 @@ export function summarize({ cfg, report, output = '', cpu, cpuStart = null, vers
     latency_ms: answered && report.request ? report.request : NO_LATENCY,
     connect_ms: c && c.started > 0 && report.connect ? report.connect : NO_LATENCY,
     ttfb_ms: answered && report.ttfb ? report.ttfb : NO_LATENCY,
+    latency_histogram: latencyHistogram,
     counts: c ?? null,
     status: report?.status ?? null,
     dropped: cfg.paced && !interrupted && c ? Math.max(0, cfg.planned - requests) : 0,

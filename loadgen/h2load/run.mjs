@@ -6,9 +6,13 @@
 // none sent), 2 bad settings or no h2load, 130 stopped by a signal (h2load
 // dies on SIGINT without a report: the summary says interrupted).
 import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
 import { resolveIndex } from '../holder/lib.mjs';
 import { summaryDirProblem, superviseChild } from '../wrapper/lib.mjs';
-import { h2loadArgs, loadConfig, ownCpu, parseReport, summarize, versionOf, writeSummary } from './lib.mjs';
+import { h2loadArgs, logHistogram, loadConfig, ownCpu, parseReport, summarize, versionOf, writeSummary } from './lib.mjs';
 
 const H2LOAD = process.env.H2LOAD_BIN || 'h2load';
 const die = (line, code = 2) => {
@@ -42,7 +46,9 @@ console.log(`${who}: testid ${cfg.testid}, h2load ${version}, ${how} for ${cfg.d
 // The wrapper's own start (node, h2load --version) is in the container's CPU
 // time too: read before h2load starts, so a reader can take it out.
 const cpuStart = ownCpu();
-const run = spawn(H2LOAD, h2loadArgs(cfg), { stdio: ['ignore', 'pipe', 'inherit'] });
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'h2load-'));
+const log = path.join(work, 'requests.log');
+const run = spawn(H2LOAD, h2loadArgs(cfg, log), { stdio: ['ignore', 'pipe', 'inherit'] });
 const chunks = [];
 run.stdout.on('data', (d) => chunks.push(d));
 // h2load dies on SIGINT with no report: what it sent is not known then.
@@ -60,12 +66,19 @@ if (exit.code !== 0 && !interrupted) {
 const report = interrupted ? null : parseReport(output);
 if (!report && !interrupted) die(`no report in h2load's output:\n${output.split('\n').slice(-20).join('\n')}`, 1);
 
+// The log's histogram, read line by line (a line per request, ~25 bytes, in
+// the container's /tmp); none without a report (h2load stopped early).
+const histogramOf = (file) => (report && fs.existsSync(file)
+  ? logHistogram(readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity })) : null);
 let summary;
 try {
-  summary = summarize({ cfg, report, output, cpu, cpuStart, version, interrupted });
+  const latencyHistogram = await histogramOf(log);
+  summary = summarize({ cfg, report, output, log, latencyHistogram, cpu, cpuStart, version, interrupted });
   if (cfg.summaryDir) writeSummary(summary, cfg);
 } catch (err) {
   die(`cannot write the summary: ${err.message}`, 1);
+} finally {
+  fs.rmSync(work, { recursive: true, force: true });
 }
 const ms = (v) => (v === null ? '-' : v.toFixed(2));
 if (interrupted) {

@@ -5,6 +5,7 @@ import http from 'k6/http';
 import { Counter } from 'k6/metrics';
 import { checkK6, k6Duration as k6Spelled, seconds as k6Seconds } from './k6-knobs.mjs';
 import { keepalive } from './values.mjs';
+import { FIRST, LAST, PER_DOUBLING, bucketOf, histogram } from './histogram.mjs';
 
 // env NAME [default]: a string from the environment, or the default.
 export function env(name, fallback) {
@@ -58,16 +59,59 @@ export function constantArrivalRate(rate, lasting, preAllocatedVUs, maxVUs) {
   };
 }
 
-// loadOptions SCENARIOS: the k6 options every lab script shares.
+// loadOptions SCENARIOS: the k6 options every lab script shares; a script
+// adds its own thresholds to these.
 export function loadOptions(scenarios) {
   return {
     scenarios,
     // KEEPALIVE=false: a new TCP connection per request (ab without -k).
     noConnectionReuse: !keepalive(__ENV),
     discardResponseBodies: true,
-    // The latency percentiles the runner's tables show.
+    // This replica's own latency percentiles (the report's come from the
+    // replicas' histograms merged).
     summaryTrendStats: ['avg', 'min', 'med', 'p(90)', 'p(95)', 'p(99)', 'max'],
+    // k6 takes its options from the first run of the init code (__VU 0);
+    // each VU's own init makes them again for nothing, and the latency
+    // thresholds cost 2-3 ms of CPU per VU there (measured, k6 1.8.1).
+    thresholds: __VU === 0 ? latencyThresholds() : {},
   };
+}
+
+// Each load request's duration, counted in its bucket of the histogram every
+// load tool writes (histogram.mjs), for the report to merge the replicas':
+// k6's summary has only each replica's own percentiles. A Counter per
+// doubling with a tag per bucket: k6 matches every sample against each
+// tagged submetric of its metric, so 30 metrics of up to 32 tags cost a
+// request ~7-9 µs of k6's CPU where one metric of 929 tags cost ~20, and a
+// metric per bucket ~14 ms per VU to make (measured, k6 1.8.1). Thresholds
+// that always pass make k6 summarise each tag.
+const doublingOf = (bucket) => Math.floor((bucket - FIRST) / PER_DOUBLING);
+const doublings = [];
+for (let d = 0; d <= doublingOf(LAST); d += 1) doublings.push(new Counter(`latency_doubling_${d}`));
+const BUCKET_METRIC = /^latency_doubling_\d+\{bucket:(-?\d+)\}$/;
+
+function latencyThresholds() {
+  const thresholds = {};
+  for (let b = FIRST; b <= LAST; b += 1) thresholds[`latency_doubling_${doublingOf(b)}{bucket:${b}}`] = ['count>=0'];
+  return thresholds;
+}
+
+function countLatency(res) {
+  const bucket = bucketOf(res.timings.duration);
+  doublings[doublingOf(bucket)].add(1, { bucket: String(bucket) });
+}
+
+// latencyHistogram DATA: the histogram out of a k6 summary's bucket
+// counters, which are taken out of it (a thousand entries, most of them 0).
+function latencyHistogram(data) {
+  const counts = {};
+  for (const name of Object.keys(data.metrics)) {
+    if (!name.startsWith('latency_doubling_')) continue;
+    const m = BUCKET_METRIC.exec(name);
+    if (m) counts[m[1]] = data.metrics[name].values.count;
+    delete data.metrics[name];
+  }
+  return histogram(counts);
 }
 
 // How long each TCP connect took, in whole seconds: a SYN the server's kernel
@@ -94,14 +138,24 @@ export function countConnectWait(res) {
   connectWaits.add(1, { after_s: String(s) });
 }
 
+// get PATH PARAMS: one of the load's requests, counted in the histogram.
 export function get(path, params) {
+  const res = http.get(`${target}${path}`, params);
+  countLatency(res);
+  return res;
+}
+
+// probe PATH PARAMS: a request beside the load (open.js's floor probes),
+// reported apart: not in the load's histogram.
+export function probe(path, params) {
   return http.get(`${target}${path}`, params);
 }
 
 // handleSummary for every script: the full k6 summary as JSON under
-// /results/<LOADGEN_SUMMARY_DIR>/loadgen-<n>.json (merged by the runner), and
-// one line on stdout.
+// /results/<LOADGEN_SUMMARY_DIR>/loadgen-<n>.json (merged by the runner), its
+// latency histogram in latency_histogram, and one line on stdout.
 export function summaryFiles(data) {
+  data.latency_histogram = latencyHistogram(data);
   const replica = `loadgen-${env('LOADGEN_INDEX', '1')}`;
   const reqs = data.metrics.http_reqs ? data.metrics.http_reqs.values.count : 0;
   const failed = data.metrics.http_req_failed ? data.metrics.http_req_failed.values.passes : 0;

@@ -1,6 +1,6 @@
 // Entry point of a vegeta replica: `node /loadgen/vegeta/attack.mjs`. Runs
 // `vegeta attack` for this replica's share of RATE requests/s for DURATION,
-// then vegeta's own reports (JSON, latency histogram) into vegeta-<index>.json.
+// then vegeta's own reports (JSON, latency histograms) into vegeta-<index>.json.
 // Settings: loadConfig() in lib.mjs. Exit: 0 every request answered 2xx/3xx
 // and none dropped, 1 otherwise, 2 bad settings or no vegeta, 130 stopped by
 // a signal (the requests sent until then are reported).
@@ -10,7 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { resolveIndex } from '../holder/lib.mjs';
 import { summaryDirProblem, superviseChild } from '../wrapper/lib.mjs';
-import { HIST_BUCKETS, attackArgs, loadConfig, ownCpu, summarize, targetLine, writeSummary } from './lib.mjs';
+import {
+  HIST_BUCKETS, attackArgs, latencyHistType, loadConfig, ownCpu, parseLatencyHist, summarize, targetLine, writeSummary,
+} from './lib.mjs';
 
 const VEGETA = process.env.VEGETA_BIN || 'vegeta';
 const die = (line, code = 2) => {
@@ -59,6 +61,7 @@ try {
     cfg,
     report: JSON.parse(report('json')),
     hist: report(`hist[${HIST_BUCKETS}]`),
+    latencyHistogram: parseLatencyHist(report(latencyHistType())),
     cpu,
     version: process.env.VEGETA_VERSION || null,
     interrupted,

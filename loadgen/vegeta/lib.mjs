@@ -3,13 +3,14 @@
 // kept-alive or not, resuming TLS sessions or not (k6 never resumes). This wrapper
 // turns the lab's settings into `vegeta attack` flags, and vegeta's own JSON
 // report (kept verbatim) plus the container's CPU time into vegeta-<index>.json.
+import { FIRST, LAST, histogram, upperMs } from '../lib/histogram.mjs';
 import { duration, extraArgs, flag, keepalive, number, ownCpu, requestSettings } from '../wrapper/lib.mjs';
 
 export { ownCpu };
 export { writeSummary } from '../holder/lib.mjs';
 
-// The latency buckets of the histogram kept beside the report (vegeta's
-// hist[...] report type), from sub-millisecond to the timeout's range.
+// The latency buckets of the histogram kept beside the report for a reader
+// (vegeta's hist[...] report type), from sub-millisecond to the timeout's range.
 export const HIST_BUCKETS = '0,1ms,2ms,5ms,10ms,20ms,50ms,100ms,200ms,500ms,1s,2s,5s,10s';
 
 // The flags attackArgs sets, with the knob each comes from ('': the
@@ -21,6 +22,28 @@ export const OWN_FLAGS = {
   '-connections': 'CONNECTIONS', '-max-connections': 'MAX_CONNECTIONS', '-workers': 'WORKERS', '-max-workers': 'MAX_WORKERS',
   '-session-tickets': 'TLS_RESUME', '-root-certs': '', '-name': 'TESTID', '-output': '', '-targets': 'TARGET', '-format': '',
 };
+
+// The report type of vegeta's own histogram in the buckets every load tool
+// shares (loadgen/lib/histogram.mjs), for the report to merge the replicas'.
+// Not `vegeta report` over every replica's results: those stay in each
+// replica's container (on its own host in a Swarm) and would have to meet
+// once all had ended, and vegeta's percentiles are a t-digest's estimates
+// anyway; its histogram counts every request exactly in its bucket, and
+// counts add up. vegeta's bucket k is [bound k, bound k+1) from 0, the last
+// one open: bucket FIRST + k.
+export function latencyHistType() {
+  const bounds = [0];
+  for (let i = FIRST; i < LAST; i++) bounds.push(`${Math.round(upperMs(i) * 1e6)}ns`);
+  return `hist[${bounds.join(',')}]`;
+}
+
+// parseLatencyHist TEXT: the latency_histogram from the output of
+// `vegeta report -type=latencyHistType()`; null when it is not that output.
+export function parseLatencyHist(text) {
+  const rows = String(text ?? '').split('\n').map((l) => /^\[[^\]]*\]\s+(\d+)\s/.exec(l)).filter(Boolean);
+  if (rows.length !== LAST - FIRST + 1) return null;
+  return histogram(Object.fromEntries(rows.map((m, k) => [FIRST + k, Number(m[1])])));
+}
 
 // Settings from the environment (empty = the default); a RangeError saying
 // "NAME must be ... (got "x")" for a bad one. RATE is the whole step's; each
@@ -83,11 +106,12 @@ export function attackArgs(cfg, results) {
 // The one target vegeta reads (its "http" targets format).
 export const targetLine = (cfg) => `GET ${cfg.url}\n`;
 
-// summarize {cfg, report, hist, cpu, version, interrupted}: this replica's
-// summary: vegeta's JSON report verbatim, what was asked (planned requests),
-// the lateness (asked but never sent), the container's CPU time at the
-// attack's end (before the reports, which are not the load).
-export function summarize({ cfg, report, hist = '', cpu, version = null, interrupted = false }) {
+// summarize {cfg, report, hist, latencyHistogram, cpu, version, interrupted}:
+// this replica's summary: vegeta's JSON report verbatim, its histogram for
+// reading (hist) and for merging (latency_histogram), what was asked
+// (planned requests), the lateness (asked but never sent), the container's
+// CPU time at the attack's end (before the reports, which are not the load).
+export function summarize({ cfg, report, hist = '', latencyHistogram = null, cpu, version = null, interrupted = false }) {
   const planned = Math.round(cfg.rate * cfg.duration);
   const requests = Number(report?.requests) || 0;
   const ok = Math.round((Number(report?.success) || 0) * requests);
@@ -113,5 +137,6 @@ export function summarize({ cfg, report, hist = '', cpu, version = null, interru
     cpu,
     report,
     hist,
+    latency_histogram: latencyHistogram,
   };
 }

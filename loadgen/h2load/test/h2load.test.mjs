@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { connectionRate, h2loadArgs, loadConfig, parseReport, seconds, summarize, versionOf } from '../lib.mjs';
+import { connectionRate, h2loadArgs, loadConfig, logHistogram, parseReport, seconds, summarize, versionOf } from '../lib.mjs';
+import { bucketOf } from '../../lib/histogram.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // Each fixture is h2load's stdout for the arguments h2loadArgs gave for the
@@ -109,6 +110,13 @@ test('TLS: an https target as given; h2load checks no certificate, the summary s
   assert.equal(h2loadArgs(cfg).at(-1), 'https://ecdsa.haproxy:8443/self');
   assert.equal(summarize({ cfg, report: null, cpu: {} }).tls_verified, false);
   assert.equal(summarize({ cfg: loadConfig({}), report: null, cpu: {} }).tls_verified, null);
+});
+
+test('the per-request log: a request in its latency bucket, a failed stream left out as h2load\'s table does', async () => {
+  const log = ['1733000000000000\t200\t1500', '1733000000000100\t503\t1500', '1733000000000200\t-1\t9000', '1733000000000300\t200\t250000', ''];
+  const h = await logHistogram(log);
+  assert.deepEqual(h.counts, { [bucketOf(1.5)]: 2, [bucketOf(250)]: 1 });
+  assert.deepEqual(h2loadArgs(loadConfig({}), '/tmp/x/requests.log').slice(-6, -5), ['--log-file=/tmp/x/requests.log']);
 });
 
 test('h2load\'s durations and version line', () => {
@@ -215,6 +223,8 @@ test('a real paced run through run.mjs: every request sent and answered, the sum
   assert.ok(s.cpu.ns > 0, `CPU time read (${JSON.stringify(s.cpu)})`);
   assert.ok(s.cpu_start.ns > 0 && s.cpu_start.ns < s.cpu.ns, `CPU time at h2load's start (${JSON.stringify(s.cpu_start)})`);
   assert.ok(s.latency_ms.p99 > 0 && s.latency_ms.p99 < 1000, `p99 ${s.latency_ms.p99} ms`);
+  const inHistogram = Object.values(s.latency_histogram.counts).reduce((t, n) => t + n, 0);
+  assert.equal(inHistogram, 100, `requests in the log's latency histogram: expected all 100, found ${inHistogram}`);
   assert.match(s.output, /^finished in /m);
 });
 

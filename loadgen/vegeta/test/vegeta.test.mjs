@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { attackArgs, loadConfig, summarize, targetLine } from '../lib.mjs';
+import { attackArgs, latencyHistType, loadConfig, parseLatencyHist, summarize, targetLine } from '../lib.mjs';
+import { FIRST, LAST, RESOLUTION, bucketOf, histogram, upperMs } from '../../lib/histogram.mjs';
 import { read } from '../../../scripts/lab/evidence/vegeta.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -76,27 +77,69 @@ test('the summary: vegeta\'s report verbatim, failures from its success ratio, w
   assert.equal(summarize({ cfg, report, cpu: {}, interrupted: true }).dropped, 0, 'an interrupted attack drops nothing');
 });
 
-test('the reader: replicas summed, the worst percentile, ms from vegeta\'s ns', () => {
+// replicaSummary INDEX REQUESTS P99 [LATENCIES]: a replica's summary of 2
+// at 200/s for 10 s, vegeta's p99 P99 ns, LATENCIES (ms) in its histogram.
+const replicaSummary = (index, requests, p99, latencies) => summarize({
+  cfg: { ...loadConfig({ RATE: '200', DURATION: '10', VEGETA_REPLICAS: '2' }), index },
+  report: { requests, success: 1, rate: requests / 10, duration: 10e9, latencies: { '50th': 1e6, '95th': 2e6, '99th': p99, mean: 1.5e6 } },
+  latencyHistogram: latencies ? histogram(latencies.reduce((c, ms) => ({ ...c, [bucketOf(ms)]: (c[bucketOf(ms)] ?? 0) + 1 }), {})) : null,
+  cpu: { ns: 2e8, source: 'cgroup v1 cpuacct.usage' },
+  version: '12.13.0',
+});
+
+// readReplicas SUMMARIES: the reader's view of a step folder with them.
+function readReplicas(summaries) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vegeta-read-'));
-  const replica = (index, requests, p99) => summarize({
-    cfg: { ...loadConfig({ RATE: '200', DURATION: '10', VEGETA_REPLICAS: '2' }), index },
-    report: { requests, success: 1, rate: requests / 10, duration: 10e9, latencies: { '50th': 1e6, '95th': 2e6, '99th': p99, mean: 1.5e6 } },
-    cpu: { ns: 2e8, source: 'cgroup v1 cpuacct.usage' },
-    version: '12.13.0',
-  });
-  fs.writeFileSync(path.join(dir, 'vegeta-1.json'), JSON.stringify(replica(1, 1000, 4e6)));
-  fs.writeFileSync(path.join(dir, 'vegeta-2.json'), JSON.stringify(replica(2, 990, 7e6)));
-  fs.writeFileSync(path.join(dir, 'vegeta-3.json'), '{ cut');
+  summaries.forEach((s, i) => fs.writeFileSync(path.join(dir, `vegeta-${i + 1}.json`), typeof s === 'string' ? s : JSON.stringify(s)));
   const got = read(dir);
+  fs.rmSync(dir, { recursive: true });
+  return got;
+}
+
+test('the reader: replicas summed, ms from vegeta\'s ns, a cut summary named', () => {
+  const got = readReplicas([replicaSummary(1, 1000, 4e6, [1]), replicaSummary(2, 990, 7e6, [1]), '{ cut']);
   assert.equal(got.measured.requests, 1990);
   assert.equal(got.measured.req_rate, 199);
-  assert.equal(got.measured.p99_ms, 7);
   assert.equal(got.measured.mean_ms, 1.5);
   assert.equal(got.measured.dropped, 10);
   assert.equal(got.client.cpu_ns, 4e8);
   assert.deepEqual(got.versions, { vegeta: '12.13.0' });
   assert.deepEqual(got.unreadable, ['vegeta-3.json']);
-  fs.rmSync(dir, { recursive: true });
+});
+
+test('the reader: two replicas with different latencies give the p99 of all their requests, not the larger one', () => {
+  // Replica 1: 990 requests of 2 ms and 10 of 40 ms; replica 2: 990 of 4 ms
+  // and 10 of 100 ms. All 2,000: the 1% slowest are the 20 of 40 and 100 ms,
+  // so the p99 is the slowest of the rest, 4 ms (replica 2's own p99 is 100
+  // ms), and the median the 1,000th, 4 ms.
+  const latencies = (fast, slow) => [...Array(990).fill(fast), ...Array(10).fill(slow)];
+  const got = readReplicas([replicaSummary(1, 1000, 40e6, latencies(2, 40)), replicaSummary(2, 1000, 100e6, latencies(4, 100))]).measured;
+  assert.equal(got.percentiles_from, 'histograms');
+  assert.ok(Math.abs(got.p99_ms / 4 - 1) <= RESOLUTION, `merged p99: expected 4 ms within ${RESOLUTION * 100}%, found ${got.p99_ms}`);
+  assert.ok(Math.abs(got.p50_ms / 4 - 1) <= RESOLUTION, `merged p50: expected 4 ms within ${RESOLUTION * 100}%, found ${got.p50_ms}`);
+  assert.equal(got.worst_replica_ms, null);
+});
+
+test('the reader on summaries without histograms: one replica\'s own percentiles, none merged for several', () => {
+  const one = readReplicas([replicaSummary(1, 1000, 4e6)]).measured;
+  assert.deepEqual([one.p50_ms, one.p95_ms, one.p99_ms, one.percentiles_from], [1, 2, 4, 'one replica']);
+  const two = readReplicas([replicaSummary(1, 1000, 4e6), replicaSummary(2, 990, 7e6)]).measured;
+  assert.deepEqual([two.p50_ms, two.p95_ms, two.p99_ms, two.percentiles_from], [null, null, null, 'replicas apart']);
+  assert.deepEqual(two.worst_replica_ms, { p50_ms: 1, p95_ms: 2, p99_ms: 7 }, 'the worst replica\'s own, kept apart');
+  const mixed = readReplicas([replicaSummary(1, 1000, 4e6, [1]), replicaSummary(2, 990, 7e6)]).measured;
+  assert.equal(mixed.p99_ms, null, 'a replica without a histogram: no merge of part of the requests');
+});
+
+test('vegeta\'s histogram in the shared buckets: its report type, read back', () => {
+  const type = latencyHistType();
+  const bounds = /^hist\[(.*)\]$/.exec(type)[1].split(',');
+  assert.equal(bounds.length, LAST - FIRST + 1, 'a bound per bucket, from 0');
+  assert.deepEqual([bounds[0], bounds[1 - FIRST]], ['0', '1000000ns'], 'bucket 0 ends at 1 ms');
+  // vegeta's output for it: a header, then "[lo, hi]  count  %  bars" per bucket.
+  const lines = bounds.map((lo, k) => `[${lo},\t${bounds[k + 1] ?? '+Inf'}]\t${{ [-FIRST]: 7, [-FIRST + 32]: 3 }[k] ?? 0}\t0.00%\t`);
+  assert.deepEqual(parseLatencyHist(['Bucket\t\t#\t%\tHistogram', ...lines].join('\n')), histogram({ 0: 7, 32: 3 }));
+  assert.equal(parseLatencyHist('Bucket # % Histogram\n[0s, 1ms] 3 100.00% #\n'), null, 'other buckets: not this histogram');
+  assert.equal(upperMs(0), 1);
 });
 
 const hasVegeta = spawnSync('vegeta', ['-version']).status === 0;
@@ -121,5 +164,7 @@ test('a real attack through attack.mjs: every request sent and answered, the sum
   assert.equal(s.dropped, 0);
   assert.ok(s.cpu.ns > 0, `CPU time read (${JSON.stringify(s.cpu)})`);
   assert.match(s.hist, /^Bucket/);
+  const inHistogram = Object.values(s.latency_histogram.counts).reduce((t, n) => t + n, 0);
+  assert.equal(inHistogram, 50, `requests in vegeta's latency histogram: expected all 50, found ${inHistogram}`);
   fs.rmSync(root, { recursive: true });
 });

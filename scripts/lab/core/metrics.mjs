@@ -21,6 +21,7 @@
 // The frontends HAProxy's counters are read from, and the first one, whose
 // listening socket's backlog the report shows (topology.txt).
 import { TOPOLOGY, isServiceContainer } from './topology.mjs';
+import { RESOLUTION } from '../../../loadgen/lib/histogram.mjs';
 const FRONTENDS = TOPOLOGY.frontends.map((f) => f.name).join(' + ');
 const FIRST = TOPOLOGY.frontends[0];
 const entry = (group, label, unit, about, { count = false, csv = false } = {}) => ({ group, label, unit, about, count, csv });
@@ -29,6 +30,8 @@ const acceptQueue = (label, unit, about) => entry('accept_queue', label, unit, a
 const longLived = (label, unit, about, flags) => entry('long_lived', label, unit, about, flags);
 const COUNTED = { count: true, csv: true };
 const cpuCost = (label, unit, about, flags) => entry('cpu_cost', label, unit, about, flags);
+// The latency histograms' resolution, in % (loadgen/lib/histogram.mjs).
+const WIDTH_PCT = (RESOLUTION * 100).toFixed(1);
 
 export const METRIC_TABLE = {
   requests: load('requests', 'requests', 'requests (or connections) the load tool sent, summed over replicas', COUNTED),
@@ -36,9 +39,10 @@ export const METRIC_TABLE = {
   failed: load('failed', 'requests', 'requests that failed (timeouts, resets, 5xx)', COUNTED),
   seconds: load('seconds', 's', 'the longest replica\'s run'),
   hits_per_sec: load('hits/sec', 'requests/s', 'successful ÷ seconds', { csv: true }),
-  p50_ms: load('p50 ms (max of replicas)', 'ms', 'median latency; replicas\' percentiles cannot merge: the worst stands', { csv: true }),
-  p95_ms: load('p95 ms (max of replicas)', 'ms', '95th percentile latency, the worst replica\'s', { csv: true }),
-  p99_ms: load('p99 ms (max of replicas)', 'ms', '99th percentile latency, the worst replica\'s', { csv: true }),
+  p50_ms: load('p50 ms (all replicas)', 'ms', `median latency of every replica's requests together, from their latency histograms added up (buckets ${WIDTH_PCT}% wide: within ${WIDTH_PCT}%); ` +
+    'evidence recorded before them: one replica\'s own figure, none for several (report.md names the worst replica\'s apart)', { csv: true }),
+  p95_ms: load('p95 ms (all replicas)', 'ms', '95th percentile latency of every replica\'s requests together, read as the median is', { csv: true }),
+  p99_ms: load('p99 ms (all replicas)', 'ms', '99th percentile latency of every replica\'s requests together, read as the median is', { csv: true }),
   max_sessions: load('max sessions', 'sessions', `${FRONTENDS}'s smax in HAProxy's show stat`, COUNTED),
   max_queue: load('max queue', 'requests', 'qmax of the be_* backends, added up', COUNTED),
   errors: load('errors', 'errors', `${FRONTENDS}'s ereq plus every backend's econ and eresp`, COUNTED),

@@ -1,8 +1,9 @@
 // The h2load load tool's evidence in a step folder: the replicas' summaries
 // (h2load-N.json, loadgen/h2load/lib.mjs), each with h2load's own report
-// verbatim (output) and what was read from it. Same interface as k6.mjs:
-// read(stepDir, step).
+// verbatim (output), what was read from it and the latency histogram of its
+// per-request log. Same interface as k6.mjs: read(stepDir, step).
 import { readSummaries } from './files.mjs';
+import { allRequests } from './percentiles.mjs';
 
 // What read() measures, by the metrics.mjs names.
 export const MEASURES = ['requests', 'successful', 'failed', 'seconds', 'p50_ms', 'p95_ms', 'p99_ms', 'mean_ms', 'req_rate', 'dropped'];
@@ -28,10 +29,10 @@ export function read(stepDir) {
       failed: sum((s) => s.failed),
       // h2load's "finished in": its clock, the longest replica's.
       seconds: max((s) => s.seconds),
-      // Replicas' percentiles cannot merge: the worst stands, as for k6.
-      p50_ms: max((s) => s.latency_ms?.median),
-      p95_ms: max((s) => s.latency_ms?.p95),
-      p99_ms: max((s) => s.latency_ms?.p99),
+      ...allRequests(replicas.map((s) => ({
+        histogram: s.latency_histogram,
+        own: { p50_ms: s.latency_ms?.median, p95_ms: s.latency_ms?.p95, p99_ms: s.latency_ms?.p99 },
+      }))),
       mean_ms: weight > 0 ? timed.reduce((t, s) => t + s.latency_ms.mean * s.requests, 0) / weight : null,
       req_rate: sum((s) => s.req_rate),
       dropped: sum((s) => s.dropped),

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { readSummaries, readText } from './files.mjs';
 import { cell, parseNetstat, parseSysctl } from './parsers.mjs';
+import { allRequests } from './percentiles.mjs';
 
 // What read() measures, by the metrics.mjs names.
 export const MEASURES = [
@@ -62,10 +63,12 @@ function measure(summaries, step) {
     successful: requests - failed,
     failed,
     seconds,
-    // Each replica has its own percentiles; they cannot be merged, so the worst one stands.
-    p50_ms: max((s) => values(s, 'http_req_duration').med),
-    p95_ms: max((s) => values(s, 'http_req_duration')['p(95)']),
-    p99_ms: max((s) => values(s, 'http_req_duration')['p(99)']),
+    // The load's requests in the histograms (loadgen/lib/lab.js), the floor
+    // probes left out; k6's own percentiles count the probes in.
+    ...allRequests(summaries.map((s) => ({
+      histogram: s?.latency_histogram,
+      own: { p50_ms: values(s, 'http_req_duration').med, p95_ms: values(s, 'http_req_duration')['p(95)'], p99_ms: values(s, 'http_req_duration')['p(99)'] },
+    }))),
     req_rate: reqRate,
     mean_ms: meanMs,
     floor_ms: floorMs,

@@ -1,7 +1,8 @@
 // The vegeta load tool's evidence in a step folder: the replicas' summaries
 // (vegeta-N.json, loadgen/vegeta/lib.mjs), each with vegeta's own JSON report
-// verbatim. Same interface as k6.mjs: read(stepDir, step).
+// verbatim and its latency histogram. Same interface as k6.mjs: read(stepDir, step).
 import { readSummaries } from './files.mjs';
+import { allRequests } from './percentiles.mjs';
 
 // What read() measures, by the metrics.mjs names.
 export const MEASURES = ['requests', 'successful', 'failed', 'seconds', 'p50_ms', 'p95_ms', 'p99_ms', 'mean_ms', 'req_rate', 'dropped'];
@@ -24,10 +25,10 @@ export function read(stepDir) {
       successful: sum((s) => s.ok),
       failed: sum((s) => s.failed),
       seconds,
-      // Replicas' percentiles cannot merge: the worst stands, as for k6.
-      p50_ms: ms(max((s) => s.report.latencies?.['50th'])),
-      p95_ms: ms(max((s) => s.report.latencies?.['95th'])),
-      p99_ms: ms(max((s) => s.report.latencies?.['99th'])),
+      ...allRequests(replicas.map((s) => ({
+        histogram: s.latency_histogram,
+        own: { p50_ms: ms(s.report.latencies?.['50th']), p95_ms: ms(s.report.latencies?.['95th']), p99_ms: ms(s.report.latencies?.['99th']) },
+      }))),
       mean_ms: requests > 0 ? ms(sum((s) => (s.report.latencies?.mean ?? 0) * s.report.requests) / requests) : null,
       req_rate: sum((s) => s.report.rate),
       dropped: sum((s) => s.dropped),

@@ -129,12 +129,23 @@ function instanceDetails(m) {
     `max sessions ${n(i.max_sessions)}, errors ${n(i.errors)}, connections peak ${n(i.haproxy_conns_peak)}`).join('; ')}`];
 }
 
+// latencyText MEASURED: the step's latency percentiles and what they are of
+// (evidence/percentiles.mjs percentiles_from).
+export function latencyText(m) {
+  const figures = (v) => `${formatValue('p50_ms', v.p50_ms)}/${formatValue('p95_ms', v.p95_ms)}/${formatValue('p99_ms', v.p99_ms)} ms`;
+  if (m.percentiles_from === 'one replica') return `latency p50/p95/p99 ${figures(m)} (one replica: its own)`;
+  if (m.percentiles_from === 'replicas apart') {
+    return `latency p50/p95/p99 of all replicas' requests - (no latency histograms in this evidence; the worst replica's own: ${figures(m.worst_replica_ms ?? {})})`;
+  }
+  return `latency p50/p95/p99 of all replicas' requests ${figures(m)}`;
+}
+
 // The measured step's lines: load, HAProxy, accept queue, containers, verdicts.
 function measuredDetails(row) {
   const m = row.measured;
   const f = (metric) => formatValue(metric, m[metric]);
   const out = [
-    `- load: ${f('requests')} requests, ${f('successful')} successful, ${f('failed')} failed in ${f('seconds')} s = ${f('hits_per_sec')} hits/sec; latency p50/p95/p99 (max of replicas) ${f('p50_ms')}/${f('p95_ms')}/${f('p99_ms')} ms`,
+    `- load: ${f('requests')} requests, ${f('successful')} successful, ${f('failed')} failed in ${f('seconds')} s = ${f('hits_per_sec')} hits/sec; ${latencyText(m)}`,
     `- HAProxy: maxconn reached ${f('maxconn_reached')}, max sessions ${f('max_sessions')}, max queue ${f('max_queue')}, errors ${f('errors')}`,
     ...instanceDetails(m),
     ...acceptQueueDetails(m),

@@ -55,6 +55,9 @@ export function aggregate(steps) {
   row.failures = ran[0].merged?.failures ?? null;
   row.measured.haproxy_alerts = ran[0].measured.haproxy_alerts ?? [];
   row.measured.connect_waits = ran[0].measured.connect_waits ?? null;
+  // What the latency percentiles are of: the first run's (the same tool, the same replicas).
+  row.measured.percentiles_from = ran[0].measured.percentiles_from ?? null;
+  row.measured.worst_replica_ms = ran[0].measured.worst_replica_ms ?? null;
   row.measured.client_sysctl = ran[0].measured.client_sysctl ?? null;
   row.measured.notes = ran[0].measured.notes ?? [];
   row.measured.saturation = ran[0].measured.saturation ?? null;

@@ -9,6 +9,7 @@ import { toCSV, toMarkdown } from '../report/format.mjs';
 import { formatValue } from '../core/metrics.mjs';
 import { checkTags } from './xml.mjs';
 import { TOPOLOGY } from '../core/topology.mjs';
+import { RESOLUTION, bucketOf, histogram } from '../../../loadgen/lib/histogram.mjs';
 
 // fe_main's port (topology.txt).
 const PORT = TOPOLOGY.frontends[0].port;
@@ -91,7 +92,9 @@ describe('readRun: metrics from the step files', () => {
     assert.equal(m.successful, 480);
     assert.equal(m.seconds, 30.01);
     assert.equal(m.hits_per_sec, 480 / 30.01);
-    assert.deepEqual([m.p50_ms, m.p95_ms, m.p99_ms], [120, 500, 1000]);
+    // Summaries written before the latency histograms: no percentile of all the requests.
+    assert.deepEqual([m.p50_ms, m.p95_ms, m.p99_ms, m.percentiles_from], [null, null, null, 'replicas apart']);
+    assert.deepEqual(m.worst_replica_ms, { p50_ms: 120, p95_ms: 500, p99_ms: 1000 });
     assert.equal(m.max_sessions, 20);
     assert.equal(m.max_queue, 80 + 3); // be_slow + be_fast, not the stats backend
     assert.equal(m.errors, 2 + 1 + 4 + 0 + 1 + 7); // fe_main ereq + every BACKEND econ + eresp
@@ -101,6 +104,40 @@ describe('readRun: metrics from the step files', () => {
     assert.deepEqual(run.steps[0].files.loadgen, ['loadgen-1.json', 'loadgen-2.json']);
     assert.equal(run.steps[0].files.step.completed, true);
     assert.equal(run.incomplete, null);
+  });
+
+  test('two replicas with different latencies: the p99 of all their requests from their histograms, not the larger replica\'s', () => {
+    // withHistogram DATA LATENCIES: a k6 summary with LATENCIES ([ms, count]) in its histogram.
+    const withHistogram = (data, latencies) => ({
+      ...data, latency_histogram: histogram(Object.fromEntries(latencies.map(([ms, n]) => [bucketOf(ms), n]))),
+    });
+    // 1,980 requests at 10 ms and 20 at 300 ms; 980 at 40 ms and 20 at 900 ms.
+    // All 3,000: the 1% slowest (30) are 300 and 900 ms ones, so the p99 is 300 ms
+    // (each replica's own: 300 and 900), the median 10 ms.
+    const dir = makeRun(plan([step('a')], { columns: ['p99_ms'] }), {
+      'steps/a-1': {
+        'loadgen-1.json': withHistogram(k6({ count: 2000, med: 10, p95: 10, p99: 300 }), [[10, 1980], [300, 20]]),
+        'loadgen-2.json': withHistogram(k6({ count: 1000, med: 40, p95: 40, p99: 900 }), [[40, 980], [900, 20]]),
+      },
+    });
+    const m = readRun(dir).steps[0].measured;
+    assert.equal(m.percentiles_from, 'histograms');
+    assert.ok(Math.abs(m.p99_ms / 300 - 1) <= RESOLUTION, `p99 of all 3,000 requests: expected 300 ms within ${RESOLUTION * 100}%, found ${m.p99_ms}`);
+    assert.ok(Math.abs(m.p50_ms / 10 - 1) <= RESOLUTION, `p50 of all 3,000 requests: expected 10 ms within ${RESOLUTION * 100}%, found ${m.p50_ms}`);
+    const md = toMarkdown(buildReport(readRun(dir)));
+    assert.match(md, /\| step \| p99 ms \(all replicas\) published \| p99 ms \(all replicas\) measured \|/);
+    assert.match(md, /latency p50\/p95\/p99 of all replicas' requests 10\.\d\/[0-9.]+\/30\d\.\d ms/);
+    assert.doesNotMatch(md, /max of replicas/);
+  });
+
+  test('summaries without histograms: one replica\'s own percentiles, several replicas\' worst named apart', () => {
+    const one = makeRun(plan([step('a')]), { 'steps/a-1': { 'loadgen-1.json': k6({ count: 300, med: 100, p95: 500, p99: 900 }) } });
+    assert.match(toMarkdown(buildReport(readRun(one))), /latency p50\/p95\/p99 100\.0\/500\.0\/900\.0 ms \(one replica: its own\)/);
+    const two = makeRun(plan([step('a')]), {
+      'steps/a-1': { 'loadgen-1.json': k6({ count: 300, med: 100, p95: 500, p99: 900 }), 'loadgen-2.json': k6({ count: 280, med: 120, p95: 400, p99: 1000 }) },
+    });
+    assert.match(toMarkdown(buildReport(readRun(two))),
+      /latency p50\/p95\/p99 of all replicas' requests - \(no latency histograms in this evidence; the worst replica's own: 120\.0\/500\.0\/1000\.0 ms\)/);
   });
 
   test('the accept queue on both sides: backlog read back, queue sampled, kernel counters, SYN retries', () => {
@@ -159,7 +196,7 @@ describe('readRun: metrics from the step files', () => {
     assert.equal(m.requests, 0);
     assert.equal(m.failed, 0);
     assert.equal(m.hits_per_sec, 0);
-    assert.equal(m.p95_ms, 0);
+    assert.equal(m.p95_ms, null);
     for (const k of ['max_sessions', 'max_queue', 'errors', 'maxconn_reached', 'listen_overflows', 'cpu']) {
       assert.equal(m[k], null, k);
     }

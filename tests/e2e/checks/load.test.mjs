@@ -1,5 +1,5 @@
 // A load the e2e tests ran (tests/e2e-stack.sh, tests/e2e-reloads.sh),
-// judged on k6's own summaries:
+// judged on k6's own summaries (each replica's latency histogram too):
 //   E2E_LOAD              what the load was, for the messages
 //   E2E_SUMMARIES         k6 summaries (one per replica), space-separated
 //   E2E_MIN_REQUESTS      the fewest requests k6 must have sent
@@ -7,6 +7,7 @@
 //   E2E_HAPROXY_REQUESTS  (optional) the requests HAProxy counted on fe_main
 //                         meanwhile: at least k6's
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import test from 'node:test';
 import { k6Counts } from './k6-counts.mjs';
 import { env } from './lib.mjs';
@@ -29,5 +30,17 @@ if (maxFailed !== undefined) {
 if (haproxy !== undefined) {
   test(`${load}: HAProxy counted ${haproxy} requests, at least k6's ${requests}`, () => {
     assert.ok(Number(haproxy) >= requests, `requests HAProxy counted on fe_main during ${load}: expected at least the ${requests} k6 sent, found ${haproxy}`);
+  });
+}
+
+// Every load request of a replica is in its latency histogram once (the
+// report merges the replicas' histograms into its percentiles); the floor
+// probes, when a script sends them, are not.
+for (const file of env('E2E_SUMMARIES').split(' ')) {
+  const { metrics, latency_histogram: histogram } = JSON.parse(readFileSync(file, 'utf8'));
+  const loadRequests = metrics.http_reqs.values.count - (metrics['http_reqs{scenario:floor}']?.values.count ?? 0);
+  const counted = Object.values(histogram?.counts ?? {}).reduce((t, n) => t + n, 0);
+  test(`${load}, ${file}: ${counted} requests in its latency histogram, of ${loadRequests}`, () => {
+    assert.equal(counted, loadRequests, `requests in ${file}'s latency histogram during ${load}: expected every one of the load's ${loadRequests}, found ${counted}`);
   });
 }
