@@ -54,12 +54,18 @@ histogram_counts() {
 test_unit_loadgen_histogram_counts_every_request() {
   summaries=$(mktemp -d)
   loadgen VUS=2 LOADGEN_SUMMARY_DIR=h >/dev/null 2>&1
-  local got requests
+  local got requests counted
   got=$(histogram_counts "${summaries}/h/loadgen-1.json")
   requests=$(grep -o '^requests [0-9]*' <<<"${got}" | cut -d' ' -f2)
+  counted=$(grep -o 'in the histogram [0-9]*' <<<"${got}" | grep -o '[0-9]*$')
   echo "${got}"
   assert_ge 100 "${requests}" "requests sent in 3 s offline"
-  assert_eq "requests ${requests}, in the histogram ${requests}, bucket counters left 0" "${got}" "k6's latency histogram"
+  assert_match ', bucket counters left 0$' "${got}" "k6's summary without its bucket counters"
+  # A request a VU was in when the load stopped (gracefulStop 0s) is counted
+  # by k6 but its iteration is cut before it reaches the histogram: at most
+  # one per VU.
+  assert_ge "$((requests - 2))" "${counted}" "requests in k6's latency histogram (of ${requests}, 2 VUs)"
+  assert_ge "${counted}" "${requests}" "requests sent, at least those in the histogram"
   rm -rf "${summaries}"
 }
 
