@@ -377,7 +377,7 @@ function keptCommand([action, ...args]) {
         }
         const found = checkKept(dir);
         differ += found.length ? 1 : 0;
-        for (const { file, difference } of found) console.log(`${dir}/${file}: re-reported from its archive, it differs at ${difference}`);
+        for (const { file, difference } of found) console.log(`${dir}/${file}: ${difference}`);
       }
       if (differ) {
         console.log(`${differ} of ${dirs.length} kept runs re-report differently: if the report's code changed on purpose, run scripts/keep-run.sh --refresh and commit the outputs`);

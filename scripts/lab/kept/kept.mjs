@@ -106,10 +106,10 @@ function differences(dir) {
     return OUTPUTS.flatMap((name) => {
       const kept = path.join(dir, name);
       const fresh = path.join(out, name);
-      if (!names.includes(name)) return fs.existsSync(kept) ? [{ file: name, difference: 'kept, and not written by the re-report' }] : [];
-      if (!fs.existsSync(kept)) return [{ file: name, difference: 'not kept' }];
+      if (!names.includes(name)) return fs.existsSync(kept) ? [{ file: name, difference: 'kept, and the re-report from its archive writes none' }] : [];
+      if (!fs.existsSync(kept)) return [{ file: name, difference: 'the re-report from its archive writes it, and it is not kept' }];
       const d = firstDifference(fs.readFileSync(kept, 'utf8'), fs.readFileSync(fresh, 'utf8'));
-      return d ? [{ file: name, difference: d }] : [];
+      return d ? [{ file: name, difference: `re-reported from its archive, it differs at ${d}` }] : [];
     });
   });
 }

@@ -141,7 +141,7 @@ describe('a kept run re-reported from its archive', () => {
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"hits_per_sec": 10,', '"hits_per_sec": 11,'));
     const found = checkKept(dest);
     assert.deepEqual(found.map((f) => f.file), ['summary.json']);
-    assert.match(found[0].difference, /^line \d+: kept " +"hits_per_sec": 11,", re-reported " +"hits_per_sec": 10,"$/);
+    assert.match(found[0].difference, /^re-reported from its archive, it differs at line \d+: kept " +"hits_per_sec": 11,", re-reported " +"hits_per_sec": 10,"$/);
     assert.deepEqual(refreshKept(dest), ['summary.json']);
     assert.deepEqual(checkKept(dest), []);
   });
