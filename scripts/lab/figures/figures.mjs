@@ -18,8 +18,9 @@
 // rows[id = level-100pct].measured.ramp_rate. Formats: nK (K decimals, with
 // thousands separators; the default n0), gK (K significant digits), text.
 // A number format of a text (a reading's line, a table's cell) takes its
-// first number, or its Nth with @N (n1@2). In a Markdown table's cell the
-// "|" before the format is written "\|", as a cell's pipe must be.
+// first number, or its Nth with @N (n1@2). In a Markdown table's row the
+// "|" before the format is written "\|", as a cell's pipe must be: the
+// generator writes it so.
 // A figure typed outside these forms is flagged (lintFigures).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -138,10 +139,14 @@ export function writeFigures(file, text) {
       return whole;
     }
   });
-  out = out.replace(LINK, (whole, shown, runPath, title, index) => {
+  out = out.replace(LINK, (whole, shown, runPath, title, index, all) => {
     const [expr, fmt] = title.split(/\\?\|/).map((s) => s.trim());
+    // In a table's row a bare "|" ends the cell, even inside a link's title
+    // (GitHub's tables): there the format comes after "\|".
+    const inTable = all.slice(all.lastIndexOf('\n', index) + 1).startsWith('|');
+    const written = fmt ? `${expr} ${inTable ? '\\|' : '|'} ${fmt}` : expr;
     try {
-      return `[${format(evaluate(summaryOf(docDir, runPath, cache), expr), fmt || undefined)}](${runPath}/report.md "${title}")`;
+      return `[${format(evaluate(summaryOf(docDir, runPath, cache), expr), fmt || undefined)}](${runPath}/report.md "${written}")`;
     } catch (err) {
       fail(index, err);
       return whole;

@@ -92,6 +92,13 @@ describe('writing a document\'s figures', () => {
     assert.equal(text, '| 10% | [319.8](runs/demo/20261207T130320Z/report.md "level-10pct.hits_per_sec \\| n1") |\n');
   });
 
+  test('in a table\'s row the format comes after "\\|", so the link stays in its cell', () => {
+    const row = '| a | [1](runs/demo/20261207T130320Z/report.md "level-10pct.hits_per_sec | n1") |\n';
+    const line = '[1](runs/demo/20261207T130320Z/report.md "level-10pct.hits_per_sec \\| n1")\n';
+    assert.equal(writeFigures(docs(row), row).text, '| a | [319.8](runs/demo/20261207T130320Z/report.md "level-10pct.hits_per_sec \\| n1") |\n');
+    assert.equal(writeFigures(docs(line), line).text, '[319.8](runs/demo/20261207T130320Z/report.md "level-10pct.hits_per_sec | n1")\n');
+  });
+
   test('a changed summary.json changes the figures written: the check finds the document stale', () => {
     const written = writeFigures(docs(doc), doc).text;
     const changed = structuredClone(summary);
