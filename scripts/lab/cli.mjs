@@ -56,7 +56,7 @@ import { formatPreflight, memoryFor, pastTheWall, preflight, processesFor, readL
 import { buildReport, commandIn, formatTable, readRun, versionsOf, writeOutputs } from './report/report.mjs';
 import { writeRunFolder } from './plan/runfolder.mjs';
 import { lintFigures, rowRunFindings, writeFigures } from './figures/figures.mjs';
-import { KeptError, asReported, checkKept, extractKept, keptRuns, keptSize, packRun, refreshKept } from './kept/kept.mjs';
+import { KeptError, asReported, checkKept, partingLine, extractKept, keptRuns, keptSize, packRun, refreshKept } from './kept/kept.mjs';
 import { parseEnv } from './core/envfile.mjs';
 import { durationSeconds } from './core/usage.mjs';
 import { TOPOLOGY, TOPOLOGY_FILE, containersOf, expandProcesses } from './core/topology.mjs';
@@ -423,10 +423,8 @@ function figuresCommand(args) {
     if (file === 'README.md') findings.push(...rowRunFindings(file, text, MEASURED_HEADING));
     if (text !== before) {
       if (check) {
-        const a = before.split('\n');
-        const b = text.split('\n');
-        const at = a.findIndex((line, i) => line !== b[i]);
-        findings.push(`${file}:${at + 1}: not as the kept runs give it: expected "${b[at]}", found "${a[at]}" (scripts/figures.sh writes it)`);
+        const p = partingLine(before, text);
+        findings.push(`${file}:${p.line}: not as the kept runs give it: expected "${p.b}", found "${p.a}" (scripts/figures.sh writes it)`);
       } else {
         writeFileSync(file, text);
         console.log(`${file}: figures written`);

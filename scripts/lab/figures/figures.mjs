@@ -28,8 +28,10 @@ import { markdownTable, resultsTable } from '../report/format.mjs';
 
 export class FigureError extends Error {}
 
-const LINK = /\[([^\]\n]*)\]\(((?:\.\.\/)*(?:docs\/)?runs\/[a-z0-9-]+\/\d{8}T\d{6}Z)\/report\.md "([^"\n]+)"\)/g;
-const BLOCK = /(<!-- figures: (results|table) ((?:\.\.\/)*(?:docs\/)?runs\/[a-z0-9-]+\/\d{8}T\d{6}Z)(?: ([^\n]*?))? -->\n)([\s\S]*?)(<!-- \/figures -->)/g;
+// A kept run's folder as a document links it (from README, docs/ or lessons/).
+const RUN = String.raw`((?:\.\.\/)*(?:docs\/)?runs\/[a-z0-9-]+\/\d{8}T\d{6}Z)`;
+const LINK = new RegExp(String.raw`\[([^\]\n]*)\]\(${RUN}\/report\.md "([^"\n]+)"\)`, 'g');
+const BLOCK = new RegExp(String.raw`(<!-- figures: (results|table) ${RUN}(?: ([^\n]*?))? -->\n)([\s\S]*?)(<!-- \/figures -->)`, 'g');
 
 // summaryOf DOCDIR RUNPATH CACHE → the kept run's summary.json, parsed once.
 function summaryOf(docDir, runPath, cache) {
@@ -186,8 +188,8 @@ export function rowRunFindings(file, text, heading) {
   for (let i = start + 1; i < lines.length && !lines[i].startsWith('## '); i += 1) {
     if (!lines[i].startsWith('| ')) continue;
     const runs = (re) => new Set([...lines[i].matchAll(re)].map((m) => m[1]));
-    const figures = runs(/\]\(((?:\.\.\/)*(?:docs\/)?runs\/[a-z0-9-]+\/\d{8}T\d{6}Z)\/report\.md "/g);
-    const linked = runs(/\]\(((?:\.\.\/)*(?:docs\/)?runs\/[a-z0-9-]+\/\d{8}T\d{6}Z)\/report\.md\)/g);
+    const figures = runs(new RegExp(String.raw`\]\(${RUN}\/report\.md "`, 'g'));
+    const linked = runs(new RegExp(String.raw`\]\(${RUN}\/report\.md\)`, 'g'));
     for (const run of figures) if (!linked.has(run)) out.push(`${file}:${i + 1}: a figure from ${run}, which the row does not link: link its report in the row`);
   }
   return out;

@@ -81,15 +81,22 @@ function withScratch(fn) {
   }
 }
 
-// firstDifference A B → "line N: ..." where two texts part, or null.
-function firstDifference(a, b) {
+// partingLine A B → {line (1-based), a, b}: where two texts first part, or null.
+export function partingLine(a, b) {
   if (a === b) return null;
   const x = a.split('\n');
   const y = b.split('\n');
   const i = x.findIndex((line, n) => line !== y[n]);
   const at = i === -1 ? x.length : i;
+  return { line: at + 1, a: x[at], b: y[at] };
+}
+
+// firstDifference A B → "line N: ..." where two texts part, or null.
+function firstDifference(a, b) {
+  const p = partingLine(a, b);
+  if (!p) return null;
   const cut = (s) => (s === undefined ? '(none)' : s.length > 160 ? `${s.slice(0, 160)}…` : s);
-  return `line ${at + 1}: kept "${cut(x[at])}", re-reported "${cut(y[at])}"`;
+  return `line ${p.line}: kept "${cut(p.a)}", re-reported "${cut(p.b)}"`;
 }
 
 // differences DIR → [{file, difference}]: each output that re-reporting DIR
