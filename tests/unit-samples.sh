@@ -20,10 +20,10 @@ samples_of() {
 test_unit_samples_filed_per_process_and_summed_per_pass() {
   local dir
   dir=$(samples_of '/proc/stat 5000000 1002000' \
-    'haproxy 120 118 3 900 850 1002000' 'haproxy-2 80 79 0 600 590 1002010' \
-    'haproxy 130 129 0 950 900 1003000' 'haproxy-2 - 0 - - - 1003010')
-  assert_eq "$(printf '%s\n' '2 120 118 3 900 1002000' '3 130 129 0 950 1003000')" "$(cat "${dir}/haproxy-samples.txt")" "haproxy-samples.txt"
-  assert_eq "$(printf '%s\n' '2 80 79 0 600 1002010' '3 - 0 - - 1003010')" "$(cat "${dir}/haproxy-2-samples.txt")" "haproxy-2-samples.txt"
+    'haproxy 120 118 3 900 850 1002000 897' 'haproxy-2 80 79 0 600 590 1002010 598' \
+    'haproxy 130 129 0 950 900 1003000 946' 'haproxy-2 - 0 - - - 1003010 -')
+  assert_eq "$(printf '%s\n' '2 120 118 3 900 1002000 897' '3 130 129 0 950 1003000 946')" "$(cat "${dir}/haproxy-samples.txt")" "haproxy-samples.txt"
+  assert_eq "$(printf '%s\n' '2 80 79 0 600 1002010 598' '3 - 0 - - 1003010 -')" "$(cat "${dir}/haproxy-2-samples.txt")" "haproxy-2-samples.txt"
   assert_eq "1002000 host 5000000 ns" "$(cat "${dir}/host-cpu.txt")" "host-cpu.txt"
   # The second pass: process 2 did not answer, so the sum is unknown ("-"),
   # not 130 (a progress line that would read as connections lost).
@@ -106,20 +106,23 @@ SCRIPT
   docker rm -f "${id}" >/dev/null 2>&1 || true
   echo "${out}"
   assert_match '^answer: HTTP/1.1 200' "$(sed -n 1p <<<"${out}")" "be_fast's answer"
-  # NAME CLIENT SERVER QUEUE CUMREQ HITS AT_MS
-  assert_match '^haproxy 2 1 0 [0-9]+ 1 [0-9]{13}$' "$(sed -n 2p <<<"${out}")" \
-    "process 1: 2 clients (not the stats one), 1 connection to be_slow's server, 1 answer 2xx"
+  # NAME CLIENT SERVER QUEUE CUMREQ HITS AT_MS REQS: fe_main received 2
+  # requests; CumReq counts the runtime API's sessions too (the probe's, the
+  # script's wait for the socket), so it is more.
+  assert_match '^haproxy 2 1 0 [0-9]+ 1 [0-9]{13} 2$' "$(sed -n 2p <<<"${out}")" \
+    "process 1: 2 clients (not the stats one), 1 connection to be_slow's server, 1 answer 2xx, 2 requests on fe_main"
+  assert_match '^([3-9]|[1-9][0-9]+)$' "$(sed -n 2p <<<"${out}" | cut -d' ' -f5)" "process 1's CumReq: fe_main's 2 requests and at least the probe's session"
   # Its server side is 0: with a small socket table the first process's line
   # carries the container's (the kernel's count, not the processes'); "-"
   # for what did not answer, not empty fields that shift AT_MS into HITS.
-  assert_match '^haproxy-p2 - 0 0 - - [0-9]{13}$' "$(sed -n 3p <<<"${out}")" "a process that does not answer"
+  assert_match '^haproxy-p2 - 0 0 - - [0-9]{13} -$' "$(sed -n 3p <<<"${out}")" "a process that does not answer"
 }
 
 test_unit_samples_a_line_without_its_time_is_dropped() {
   local dir
   dir=$(samples_of 'haproxy 120 118 3 900 850 1002000' 'haproxy-2 80 79 0 600 590 1002010' \
     'haproxy  1 0   1003000' 'haproxy-2 - 0 - - - 1003010')
-  assert_eq '2 120 118 3 900 1002000' "$(cat "${dir}/haproxy-samples.txt")" "haproxy-samples.txt, its 7-field line only"
+  assert_eq '2 120 118 3 900 1002000 -' "$(cat "${dir}/haproxy-samples.txt")" "haproxy-samples.txt, its line with a time only (no REQS: \"-\")"
   assert_eq "- -" "$(cat "${dir}/.progress-haproxy")" "the second pass's totals (one process without an answer)"
   rm -rf "${dir}"
 }

@@ -181,14 +181,14 @@ add_or_dash() {
 
 # distribute_samples DIR CONTAINER STARTED_MS PROCESSES: a sampler's lines
 # (sockets_probe) to DIR/INSTANCE-samples.txt ("t haproxy_conns backend_conns
-# accept_queue cum_req at_ms", t in seconds since STARTED_MS) and
+# accept_queue cum_req at_ms frontend_req", t in seconds since STARTED_MS) and
 # DIR/host-cpu.txt (as container_cpu writes); after each pass over the
 # container's PROCESSES, "CLIENT_CONNS HITS" of them all
 # (DIR/.progress-CONTAINER, "-" if one did not answer) for the progress line.
 # Bash builtins only: this runs every second.
 distribute_samples() {
-  local name client server queue cumreq hits at lines=0 total=0 hits_total=0
-  while read -r name client server queue cumreq hits at; do
+  local name client server queue cumreq hits at reqs lines=0 total=0 hits_total=0
+  while read -r name client server queue cumreq hits at reqs; do
     if [[ "${name}" == /proc/stat* ]]; then
       name=${name#/proc/stat} name=${name#/}
       echo "${server} ${name:-host} ${client} ns" >>"$1/host-cpu.txt"
@@ -197,7 +197,7 @@ distribute_samples() {
     # A line short of fields has no time: filed, it would read as a gap
     # since 1970. It still ends its pass, as a process that did not answer.
     if [[ ${at} =~ ^[0-9]+$ ]]; then
-      echo "$(((at - $3) / 1000)) ${client} ${server} ${queue} ${cumreq} ${at}" >>"$1/${name}-samples.txt"
+      echo "$(((at - $3) / 1000)) ${client} ${server} ${queue} ${cumreq} ${at} ${reqs:--}" >>"$1/${name}-samples.txt"
     else
       client=- hits=-
     fi
@@ -285,7 +285,7 @@ start_load() {
   env_lines=$(step_load_env "$1")
   service=$(step_value "$1" service)
   # The samplers first: their start (a container each) is not the load's.
-  for instance in $(haproxy_instances); do echo "t haproxy_conns backend_conns accept_queue cum_req at_ms" >"$1/${instance}-samples.txt"; done
+  for instance in $(haproxy_instances); do echo "t haproxy_conns backend_conns accept_queue cum_req at_ms frontend_req" >"$1/${instance}-samples.txt"; done
   start_samplers "$1" "$(now_ms)"
   start_host_sampler "$1"
   start_tool "$1" "${env_lines}" || die "could not start the load generators (${service})"

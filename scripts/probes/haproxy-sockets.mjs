@@ -10,7 +10,7 @@
 // "|" between; PROXIES, CLIENTS: the backends that are proxies and the
 // frontends of the topology, "|" between; MOST: the most sockets in the
 // container's table for which the table is read whole.
-// Prints "NAME CLIENT SERVER QUEUE CUMREQ HITS AT_MS" per process:
+// Prints "NAME CLIENT SERVER QUEUE CUMREQ HITS AT_MS REQS" per process:
 //   CLIENT  the scur of the CLIENTS frontends (not the stats and metrics
 //           frontends Prometheus scrapes, nor the runtime API's sessions)
 //   SERVER  while the container's socket table (/proc/net/sockstat: in use
@@ -22,7 +22,10 @@
 //   QUEUE   the connections waiting in the frontends' accept queues (LISTEN
 //           sockets' rx_queue), under the first process (the namespace its
 //           processes share), 0 under the others
-//   CUMREQ  requests received so far; HITS the 2xx answers of its be_* backends
+//   CUMREQ  requests received so far (CumReq: runtime API sessions too, this
+//           probe's among them); HITS the 2xx answers of its be_* backends
+//   REQS    the requests the CLIENTS frontends received so far (their
+//           req_tot; "-" when one has none, a TCP frontend)
 //   "-" for what did not answer.
 // With HOST 1, first "/proc/stat NS AT_MS" (the machine's busy CPU time in
 // ns, USER_HZ 100) and "/proc/stat/cpuN NS AT_MS" per core. IPv4's table
@@ -68,19 +71,23 @@ function ask(address) {
   });
 }
 
-// An answer → [CLIENT, CUMREQ, SERVED, HITS], "-" for what it did not have.
+// An answer → [CLIENT, CUMREQ, SERVED, HITS, REQS], "-" for what it did not have.
 function readAnswer(text) {
-  let conns = '-', cumreq = '-', served = '-', hits = '-', column = 0;
+  let conns = '-', cumreq = '-', served = '-', hits = '-', reqs = '-', column = 0, reqColumn = 0, tcp = false;
   const add = (a, b) => (a === '-' ? 0 : a) + b;
   for (const line of (text ?? '').split('\n')) {
     if (line.startsWith('CumReq: ')) { cumreq = Number(line.slice(8)); continue; }
     const f = line.split(',');
-    if (f[0] === '# pxname') { column = f.indexOf('hrsp_2xx'); continue; }
-    if (f[1] === 'FRONTEND' && isClient.test(f[0])) conns = add(conns, Number(f[4]));
+    if (f[0] === '# pxname') { column = f.indexOf('hrsp_2xx'); reqColumn = f.indexOf('req_tot'); continue; }
+    if (f[1] === 'FRONTEND' && isClient.test(f[0])) {
+      conns = add(conns, Number(f[4]));
+      if (reqColumn > 0 && /^\d+$/.test(f[reqColumn])) reqs = add(reqs, Number(f[reqColumn]));
+      else tcp = true;
+    }
     if (f[1] === 'BACKEND' && isProxy.test(f[0])) served = add(served, Number(f[4]));
     if (f[1] === 'BACKEND' && f[0].startsWith('be_') && column > 0) hits = add(hits, Number(f[column]));
   }
-  return [conns, cumreq, served, hits];
+  return [conns, cumreq, served, hits, tcp ? '-' : reqs];
 }
 
 // The first process's walk of /proc/net/tcp, a chunk at a time: its LISTEN
@@ -116,15 +123,15 @@ async function pass() {
   let small = tableIsSmall();
   const answers = await Promise.all(apis.map((api) => ask(api.slice(api.indexOf('=') + 1))));
   apis.forEach((api, i) => {
-    const [conns, cumreq, served, hits] = readAnswer(answers[i]);
+    const [conns, cumreq, served, hits, reqs] = readAnswer(answers[i]);
     const name = api.slice(0, api.indexOf('=')), at = Date.now();
     if (i > 0) {
-      lines.push(`${name} ${conns} ${small ? 0 : served} 0 ${cumreq} ${hits} ${at}`);
+      lines.push(`${name} ${conns} ${small ? 0 : served} 0 ${cumreq} ${hits} ${at} ${reqs}`);
       return;
     }
     const walk = walkTable(small);
     if (walk.fell) small = false;
-    lines.push(`${name} ${conns} ${small ? walk.established : served} ${walk.queue} ${cumreq} ${hits} ${at}`);
+    lines.push(`${name} ${conns} ${small ? walk.established : served} ${walk.queue} ${cumreq} ${hits} ${at} ${reqs}`);
   });
   process.stdout.write(`${lines.join('\n')}\n`);
   lines.length = 0;

@@ -97,13 +97,20 @@ export function parseActivity(text) {
   return Object.keys(out).length ? out : null;
 }
 
-// samples.txt: "t haproxy_conns backend_conns [accept_queue [cum_req at_ms]]"
-// per second of load ("-": no answer; older runs have 3 or 4 columns).
+// samples.txt: "t haproxy_conns backend_conns [accept_queue [cum_req at_ms
+// [frontend_req]]]" per second of load ("-": no answer; older runs have 3, 4
+// or 6 columns). requests: the requests received so far, the load's
+// frontends' req_tot where every answer had it (an HTTP frontend), else
+// CumReq, which also counts each runtime API session: the lab's own probes,
+// about 3 a second.
 export function parseSamples(text) {
   if (text === null) return null;
   const number = (v) => (v === undefined || v === '-' ? null : Number(v));
-  return text.split('\n').slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f.length >= 3 && f.length <= 6)
-    .map(([t, h, b, q, r, at]) => ({ t: Number(t), haproxy: number(h), backend: number(b), queue: number(q), cum_req: number(r), at: number(at) }));
+  const [header = '', ...rows] = text.split('\n');
+  const fields = rows.map((l) => l.trim().split(/\s+/)).filter((f) => f.length >= 3 && f.length <= 7);
+  const byFrontend = header.trim().split(/\s+/).includes('frontend_req') && fields.every((f) => number(f[4]) === null || number(f[6]) !== null);
+  return fields.map(([t, h, b, q, r, at, fr]) => ({ t: Number(t), haproxy: number(h), backend: number(b), queue: number(q),
+    requests: number(byFrontend ? fr : r), at: number(at) }));
 }
 
 // loadgen-N-sysctl.txt: "name value" lines → {name: value}.

@@ -386,22 +386,22 @@ function samplesOf(evidence) {
   }), x));
 }
 
-// counterAt SAMPLES AT: an instance's CumReq at time AT (ms), between the
-// two samples around it (null outside them).
+// counterAt SAMPLES AT: the requests an instance received by time AT (ms),
+// between the two samples around it (null outside them).
 export function counterAt(samples, at) {
-  const xs = (samples ?? []).filter((x) => x.cum_req !== null && x.at !== null);
+  const xs = (samples ?? []).filter((x) => x.requests !== null && x.at !== null);
   for (let k = 1; k < xs.length; k += 1) {
     const [a, b] = [xs[k - 1], xs[k]];
-    if (a.at <= at && at <= b.at) return b.at === a.at ? a.cum_req : a.cum_req + ((b.cum_req - a.cum_req) * (at - a.at)) / (b.at - a.at);
+    if (a.at <= at && at <= b.at) return b.at === a.at ? a.requests : a.requests + ((b.requests - a.requests) * (at - a.at)) / (b.at - a.at);
   }
   return null;
 }
 
 // loadCost EVIDENCE ISTOOL SECONDS: HAProxy's requests per second and its CPU
 // per request over one window: the load's steady window (evidence/cpu.mjs
-// steadyWindow, as its cores are read over) within the span of its CumReq
-// samples; its containers' first and last cgroup reading there, and every
-// instance's CumReq at those very times.
+// steadyWindow, as its cores are read over) within the span of its request
+// counts; its containers' first and last cgroup reading there, and every
+// instance's count at those very times.
 // The step's whole-time cost also counts the idle start, the tail and the
 // readings before and after; this is the cost while HAProxy worked.
 export function loadCost(evidence, isTool, seconds) {
@@ -409,8 +409,8 @@ export function loadCost(evidence, isTool, seconds) {
   const window = steadyWindow(evidence.samples, isTool, seconds);
   const haproxyNames = servicesOf(evidence.topology, 'haproxy');
   if (!window) return none;
-  // The CumReq samples' span (every instance's): a CPU reading outside it has no count to go with it.
-  const spans = evidence.instances.map((i) => (i.samples ?? []).filter((x) => x.cum_req !== null && x.at !== null).map((x) => x.at));
+  // The request counts' span (every instance's): a CPU reading outside it has no count to go with it.
+  const spans = evidence.instances.map((i) => (i.samples ?? []).filter((x) => x.requests !== null && x.at !== null).map((x) => x.at));
   if (spans.some((xs) => xs.length < 2)) return none;
   const lo = Math.max(window[0], ...spans.map((xs) => Math.min(...xs)));
   const hi = Math.min(window[1], ...spans.map((xs) => Math.max(...xs)));
@@ -429,14 +429,14 @@ export function loadCost(evidence, isTool, seconds) {
 }
 
 // The requests per second HAProxy received while the load ran steadily (a
-// quarter into it to its end): each instance's CumReq samples, added up.
+// quarter into it to its end): each instance's request counts, added up.
 // (Runs without a CPU reading in that window: loadCost has none.)
 function receivedRate(evidence, secs) {
   if (!Number.isFinite(secs)) return null;
   const rates = evidence.instances.map((i) => {
-    const xs = (i.samples ?? []).filter((x) => x.t >= secs / 4 && x.t <= secs && x.cum_req !== null && x.at !== null);
+    const xs = (i.samples ?? []).filter((x) => x.t >= secs / 4 && x.t <= secs && x.requests !== null && x.at !== null);
     if (xs.length < 2 || xs[xs.length - 1].at - xs[0].at < 1000) return null;
-    return ((xs[xs.length - 1].cum_req - xs[0].cum_req) * 1000) / (xs[xs.length - 1].at - xs[0].at);
+    return ((xs[xs.length - 1].requests - xs[0].requests) * 1000) / (xs[xs.length - 1].at - xs[0].at);
   });
   return rates.every((r) => r !== null) ? rates.reduce((t, r) => t + r, 0) : null;
 }

@@ -264,7 +264,7 @@ const holders = (n, started) => ({
   started_at_ms: started,
   samples: Array.from({ length: n }, (_, t) => ({ t, open: Math.min(t, 100) * 10, failed_total: t > n - 3 ? 2 : 0 })),
 });
-const haproxySamples = (n, started) => Array.from({ length: n }, (_, t) => ({ t, haproxy: t * 10, backend: t * 9, queue: 0, cum_req: null, at: started + 500 + t * 1000 }));
+const haproxySamples = (n, started) => Array.from({ length: n }, (_, t) => ({ t, haproxy: t * 10, backend: t * 9, queue: 0, requests: null, at: started + 500 + t * 1000 }));
 
 test('seriesOf: only for steps that hold connections; seconds after the step started; thinned', () => {
   const held = { load: { tool: 'holder' } };

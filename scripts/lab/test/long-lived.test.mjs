@@ -95,7 +95,7 @@ describe('parsers', () => {
 
   test('samples: "-" is no answer, the header is skipped', () => {
     assert.deepEqual(parseSamples('t haproxy_conns backend_conns accept_queue\n0 5 4 129\n2 - - -\n'),
-      [{ t: 0, haproxy: 5, backend: 4, queue: 129, cum_req: null, at: null }, { t: 2, haproxy: null, backend: null, queue: null, cum_req: null, at: null }]);
+      [{ t: 0, haproxy: 5, backend: 4, queue: 129, requests: null, at: null }, { t: 2, haproxy: null, backend: null, queue: null, requests: null, at: null }]);
   });
 
   test('show activity: each counter\'s total, the per-thread list left out', () => {
@@ -106,11 +106,18 @@ describe('parsers', () => {
 
   test('samples with the requests HAProxy received so far and the time in ms', () => {
     assert.deepEqual(parseSamples('t haproxy_conns backend_conns accept_queue cum_req at_ms\n1 5 4 0 1200 1700000000123\n2 - - - - 1700000001123\n'),
-      [{ t: 1, haproxy: 5, backend: 4, queue: 0, cum_req: 1200, at: 1700000000123 }, { t: 2, haproxy: null, backend: null, queue: null, cum_req: null, at: 1700000001123 }]);
+      [{ t: 1, haproxy: 5, backend: 4, queue: 0, requests: 1200, at: 1700000000123 }, { t: 2, haproxy: null, backend: null, queue: null, requests: null, at: 1700000001123 }]);
+  });
+
+  test('samples with the load frontends\' req_tot: requests counts them, not CumReq (which counts the probes\' runtime API sessions too)', () => {
+    const header = 't haproxy_conns backend_conns accept_queue cum_req at_ms frontend_req\n';
+    assert.deepEqual(parseSamples(`${header}1 5 4 0 1203 1700000000123 1200\n2 - - - - 1700000001123 -\n`).map((x) => x.requests), [1200, null]);
+    // A TCP frontend has no req_tot: every sample falls back to CumReq, never a mix of the two.
+    assert.deepEqual(parseSamples(`${header}1 5 4 0 1203 1700000000123 1200\n2 5 4 0 1300 1700000001123 -\n`).map((x) => x.requests), [1203, 1300]);
   });
 
   test('samples of runs before the accept queue was sampled: 3 columns, no queue', () => {
-    assert.deepEqual(parseSamples('t haproxy_conns backend_conns\n0 5 4\n'), [{ t: 0, haproxy: 5, backend: 4, queue: null, cum_req: null, at: null }]);
+    assert.deepEqual(parseSamples('t haproxy_conns backend_conns\n0 5 4\n'), [{ t: 0, haproxy: 5, backend: 4, queue: null, requests: null, at: null }]);
   });
 });
 

@@ -11,8 +11,8 @@ const HAPROXY = `haproxy-lab-${TOPOLOGY.instances[0].service}-1`;
 const TOOL = 'haproxy-lab-h2load-1';
 
 describe('HAProxy\'s cost while the load ran', () => {
-  test('CumReq between two samples is read on the line between them; outside them, not at all', () => {
-    const samples = [{ at: 1000, cum_req: 100 }, { at: 2000, cum_req: 1100 }, { at: 3000, cum_req: 1100 }];
+  test('the requests received between two samples are read on the line between them; outside them, not at all', () => {
+    const samples = [{ at: 1000, requests: 100 }, { at: 2000, requests: 1100 }, { at: 3000, requests: 1100 }];
     assert.equal(counterAt(samples, 1500), 600);
     assert.equal(counterAt(samples, 2500), 1100);
     assert.equal(counterAt(samples, 999), null);
@@ -27,7 +27,7 @@ describe('HAProxy\'s cost while the load ran', () => {
       samples.push({ at: t * 1000, name: HAPROXY, ns: t * 0.5e9 });
       samples.push({ at: t * 1000 + 10, name: TOOL, ns: t * 0.4e9 });
     }
-    const cum = Array.from({ length: 12 }, (_, t) => ({ t, at: t * 1000 + 300, cum_req: 5000 + (t * 1000 + 300) * 10 }));
+    const cum = Array.from({ length: 12 }, (_, t) => ({ t, at: t * 1000 + 300, requests: 5000 + (t * 1000 + 300) * 10 }));
     return { topology: TOPOLOGY, samples, instances: [{ name: TOPOLOGY.instances[0].name, samples: cum }] };
   };
   test('the rate and the cost come from one window: the rate × the window is the count in it, within 2%', () => {
