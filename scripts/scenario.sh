@@ -25,7 +25,7 @@
 # backends return to their scale; partial results stay, marked INCOMPLETE.
 # --swarm runs it on the lab deployed on a Docker Swarm (scripts/swarm.sh
 # deploy) through SWARM_CONTEXT's engine, HAProxy's node: the load tools'
-# replicas on the other nodes, the same run folder (scripts/lib/swarm-run.sh).
+# replicas on the other nodes, the same run folder (scripts/lib/engine-swarm.sh).
 # "list" and a scenario's name need no Docker; a scenario's --help and its
 # options are read by the engine in the lab's node image, or on this host's
 # node (20 or later) when the image is not here yet.
@@ -45,6 +45,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "${LAB_ROOT}/scripts/lib/lab-state.sh"
 # shellcheck source=scripts/lib/step-load.sh
 source "${LAB_ROOT}/scripts/lib/step-load.sh"
+# shellcheck source=scripts/lib/second-method.sh
+source "${LAB_ROOT}/scripts/lib/second-method.sh"
 # shellcheck source=scripts/lib/scenario-files.sh
 source "${LAB_ROOT}/scripts/lib/scenario-files.sh"
 # shellcheck source=scripts/lib/floors.sh
@@ -63,6 +65,14 @@ output_was_terminal=0
 run_accepted=0
 # The process that runs the scenario (supervise).
 runner_pid=""
+# The kernel's cap on a listening socket's backlog in HAProxy's network
+# namespace, read once a run: each step's outcome.env carries it for the
+# report's check of the listening sockets.
+somaxconn=""
+# "restart" when HAProxy ran another config than its baseline as the run
+# began (a runner killed before its cleanup): the first switch restarts it,
+# whatever the planner, which starts from the baseline, chose.
+first_switch=""
 # From the run folder (scripts/lab/plan/runfolder.mjs): run.env as run_NAME
 # (a step's own step.env is read by the functions that run it).
 run_steps=0 run_preflight="" run_load_services="" run_load_profiles="" run_sized_services="" run_tls_floor="" run_connection_floors="" run_versus=""
@@ -95,39 +105,17 @@ read_run_env() {
   for profile in ${run_load_profiles}; do profile_args+=(--profile "${profile}"); done
 }
 
-require_stack() {
-  local running service
-  running=$(compose ps --status running --format '{{.Service}}' 2>/dev/null || true)
-  for service in $(lab_services); do
-    grep -qx "${service}" <<<"${running}" \
-      || die "the lab is not running (no ${service}): start it with scripts/up.sh"
-  done
-  running=$(compose "${profile_args[@]}" ps --status running --format '{{.Service}}' 2>/dev/null || true)
-  for service in ${run_load_services}; do
-    if grep -qx "${service}" <<<"${running}"; then
-      die "a load generator is already running (${service}): wait for it or stop it with 'docker compose ${profile_args[*]} rm -sf ${service}'"
-    fi
-  done
-}
-
-# stop_load_tools: every load tool's replicas (run.env), whichever step ran.
-stop_load_tools() {
-  stop_second_method
-  [[ -n "${run_load_services}" ]] || return 0
-  # shellcheck disable=SC2086 # one service per word
-  compose "${profile_args[@]}" rm -sf ${run_load_services} >/dev/null 2>&1 || true
-}
-
 # run_step DIR: one step, as DIR/step.env says (scripts/lab/plan/runfolder.mjs):
 # the services' settings, the HAProxy config, the backends' scale, then the
 # load, watched until its replicas end.
 run_step() {
-  local step="$1/step.env"
+  local step="$1/step.env" switch
   log "step $(file_value "${step}" index)/$(file_value "${step}" total) $(file_value "${step}" label)"
   use_compose_env "$(file_prefixed "${step}" compose | paste -sd' ' -)"
   hold_topology
-  apply_config "${run_dir}/$(file_value "${step}" config)" "${scenario}/$(file_value "${step}" id)" \
-    "${run_dir}/$(file_value "${step}" listeners)" "$1" "${somaxconn}"
+  switch=$(file_value "${step}" switch)
+  [[ -z "${first_switch}" ]] || switch="${first_switch}" first_switch=""
+  apply_config "${run_dir}/$(file_value "${step}" config)" "${scenario}/$(file_value "${step}" id)" "${switch:-restart}" "$1"
   hold_probes
   [[ "$(file_value "${step}" haproxy_build)" != 1 ]] || write_build "$1"
   scale "$(file_value "${step}" backends)"
@@ -255,10 +243,11 @@ cleanup() {
 # services' settings and the backends' scale as they were, the probes gone;
 # an incomplete run's report of what it got.
 put_lab_back() {
+  stop_second_method
   stop_load_tools
   if [[ ${lab_touched} -eq 1 ]]; then
     [[ -z "${applied_env}" ]] || (use_compose_env -) || true
-    restore_baseline "${run_dir}" "${somaxconn}" \
+    restore_baseline "${run_dir}" \
       || { echo "${PROG}: could not put HAProxy back on haproxy/haproxy.cfg: run 'docker compose up -d --force-recreate haproxy'" >&2 || true; }
     (scale "${original_scale}") || true
   fi
@@ -352,9 +341,7 @@ main() {
   require_docker
   require_node_image
   if [[ ${on_swarm} -eq 1 ]]; then
-    # shellcheck source=scripts/lib/swarm-run.sh
-    source "${LAB_ROOT}/scripts/lib/swarm-run.sh"
-    swarm_init
+    use_engine swarm
   fi
   fit_nofile
   take_run_lock "scripts/scenario.sh ${scenario_args}"
@@ -410,7 +397,7 @@ take_lab_state() {
   read_env "${lab_state_file}" saved
   # shellcheck disable=SC2154 # read_env sets saved_NAME
   lab_touched="${saved_lab_touched}" applied_env="${saved_applied_env}" \
-    original_scale="${saved_original_scale}" somaxconn="${saved_somaxconn}" run_accepted=1
+    original_scale="${saved_original_scale}" run_accepted=1
   # The containers found by Compose's labels, as the runner did (no cache).
   LAB_PROJECT="${saved_project:-}"
   [[ ! -f "${run_dir}/run.env" ]] || read_run_env
@@ -426,6 +413,7 @@ run_scenario() {
   started_ms=$(now_ms)
   original_scale=$(backend_scale)
   somaxconn=$(instance_exec "$(first_instance)" cat /proc/sys/net/core/somaxconn)
+  description_is baseline || first_switch=restart
   save_lab_state
   log "${scenario}: ${run_steps} steps, results in ${run_dir#"${LAB_ROOT}/"}"
   [[ "${run_tls_floor:-none}" != needed ]] || tls_floor >"${run_dir}/tls-floor.env"

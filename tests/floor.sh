@@ -278,7 +278,7 @@ floor_case_config() {
 
 # config --format json: memory_limits (the doctor, the preflight); with -f
 # compose.swarm.yaml, the stack scripts/swarm.sh deploys and a Swarm step's
-# load tool (scripts/lib/swarm-run.sh start_tool), both made by labctl stack.
+# load tool (scripts/lib/engine-swarm.sh swarm_start_tool), both made by labctl stack.
 floor_case_config_json() {
   local swarm=(-f "${LAB_ROOT}/compose.yaml" -f "${LAB_ROOT}/compose.swarm.yaml")
   memory_limits
@@ -441,18 +441,18 @@ floor_case_tool_step() {
   mkdir -p "${dir}"
   printf '%s\n' profile=hold service=holder replicas=2 >"${dir}/step.env"
   start_tool "${dir}" "$(printf '%s\n' CONNECTIONS=2 RAMP_UP=0 HOLD=0 RAMP_DOWN=0 HOLD_PATH=/fast HOLDER_REPLICAS=2)"
-  echo "tool_ids: $(tool_ids "${dir}" | wc -l)"
+  echo "tool_ids: $(onehost_tool_ids "${dir}" | wc -l)"
   wait_tool_ended "${dir}"
   echo "tool_exit_codes: $(tool_exit_codes "${dir}")"
   tool_finished "${dir}"
   [[ -s "${dir}/holder-log.txt" ]] || fail "tool_finished kept no holder log"
   echo "holder log kept"
-  echo "after tool_finished: $(tool_ids "${dir}" | wc -l)"
+  echo "after tool_finished: $(onehost_tool_ids "${dir}" | wc -l)"
   start_tool "${dir}" "$(printf '%s\n' CONNECTIONS=1 RAMP_UP=0 HOLD=30 HOLD_PATH=/fast HOLDER_REPLICAS=2)"
-  echo "running again: $(tool_ids "${dir}" | wc -l)"
+  echo "running again: $(onehost_tool_ids "${dir}" | wc -l)"
   # scripts/scenario.sh stop_load_tools: its profiles, then rm -sf.
   compose "${profile_args[@]}" rm -sf holder >/dev/null 2>&1
-  echo "after rm -sf: $(tool_ids "${dir}" | wc -l)"
+  echo "after rm -sf: $(onehost_tool_ids "${dir}" | wc -l)"
 }
 
 # up --no-deps --scale, attached (docs/how-it-works.md): runs until the

@@ -10,10 +10,46 @@ test_static_engine_imports_point_one_way() {
 }
 
 # Every shell function a script of scripts/ uses is defined in it or in a
-# file it sources (a library once called the runner's labctl, which only the
-# runner defined).
+# file it sources (a library that calls a function only its caller defines
+# breaks when another script sources it), and none is defined twice among
+# the files one script loads (tests/lib/shell-functions.mjs).
 test_static_shell_functions_come_from_the_file_or_what_it_sources() {
   in_image NODE_IMAGE node tests/lib/shell-functions.mjs scripts/*.sh scripts/lib/*.sh .ci/run
+}
+
+# The engines differ through scripts/lib/engine.sh's dispatch, not by one
+# file defining again what another defined: the check finds a second
+# definition in a library a fixture sources.
+test_static_no_shell_function_defined_twice() {
+  local out
+  # shellcheck disable=SC2016 # a JavaScript template, not a shell expansion
+  out=$(in_image NODE_IMAGE node --input-type=module -e '
+    import { check } from "/lab/tests/lib/shell-functions.mjs";
+    const files = { "a.sh": "source b.sh\nf() { :; }\n", "b.sh": "f() { :; }\ng() { :; }\n" };
+    console.log(check(Object.keys(files), (f) => files[f] ?? null).problems.join("\n"));')
+  assert_match '^f is defined twice among the files a.sh loads: a.sh:2 and b.sh:1$' "${out}" "the check on a script that defines again a function of the file it sources"
+}
+
+# common.sh holds what every script needs (the run lock, die, log) and
+# sources the helpers by job; each job's file stays readable.
+test_static_shell_libraries_stay_small() {
+  local file lines found=""
+  for file in "${LAB_ROOT}"/scripts/lib/*.sh; do
+    lines=$(wc -l <"${file}")
+    [[ ${lines} -lt 500 ]] || found+="${file#"${LAB_ROOT}/"}: ${lines} lines; "
+  done
+  assert_eq "" "${found}" "libraries of scripts/lib of 500 lines or more (split them by job)"
+}
+
+# A program the runner runs (in a container, or by sh) is a file of its own
+# (scripts/probes/), which shellcheck and a reader see whole, not a string in
+# a library: no multi-line single-quoted assignment in scripts/.
+test_static_no_program_held_in_a_string() {
+  local found
+  found=$(cd "${LAB_ROOT}" && grep -nE "^[[:space:]]*(readonly |local |declare [-a-zA-Z]+ )?[A-Za-z_][A-Za-z0-9_]*='[^']*$" scripts/*.sh scripts/lib/*.sh || true)
+  assert_eq "" "${found}" "assignments of a string that runs over several lines (FILE:LINE; make it a file under scripts/probes/)"
+  # The check itself finds one.
+  assert_eq 1 "$(printf "readonly X_SH='a=1\necho \$a'\n" | grep -cE "^[[:space:]]*(readonly |local |declare [-a-zA-Z]+ )?[A-Za-z_][A-Za-z0-9_]*='[^']*$")" "a program in a string in a fixture"
 }
 
 # topology.txt says what haproxy.cfg, compose.yaml and prometheus.yml set.

@@ -42,8 +42,8 @@ test_unit_swarm_scenario_without_a_swarm_is_one_line_and_leaves_nothing() {
   assert_eq "${before}" "$(find "${LAB_ROOT}/results" -maxdepth 2 2>/dev/null | sort)" "results/ after the refused runs"
 }
 
-# What the collector held for a run, unpacked into results/ (take_sent in
-# scripts/lib/swarm-run.sh): a replica's new file lands; a file the runner
+# What the collector held for a run, unpacked into results/ (swarm_take_sent in
+# scripts/lib/engine-swarm.sh): a replica's new file lands; a file the runner
 # wrote (a planted step.env, outcome.env) stays as the runner wrote it, each
 # refused with one line; nothing of the staging folder is left.
 test_unit_swarm_sent_files_never_replace_the_runners() {
@@ -55,8 +55,8 @@ test_unit_swarm_sent_files_never_replace_the_runners() {
   echo "index=9" >"${sent}/${step}/step.env"
   echo "exit_codes=1" >"${sent}/${step}/outcome.env"
   echo '{"replica":1}' >"${sent}/${step}/loadgen-1.json"
-  out=$(tar -C "${sent}" -cf - run | bash -c 'source "$1/scripts/lib/swarm-run.sh"; PROG=scenario take_sent "$2"' bash "${LAB_ROOT}" "${dest}" 2>&1) \
-    || fail "take_sent failed: ${out}"
+  out=$(tar -C "${sent}" -cf - run | bash -c 'source "$1/scripts/lib/common.sh"; source "$1/scripts/lib/engine-swarm.sh"; PROG=scenario swarm_take_sent "$2"' bash "${LAB_ROOT}" "${dest}" 2>&1) \
+    || fail "swarm_take_sent failed: ${out}"
   assert_eq "index=1" "$(cat "${dest}/${step}/step.env")" "step.env after a replica sent one"
   assert_eq "exit_codes=0" "$(cat "${dest}/${step}/outcome.env")" "outcome.env after a replica sent one"
   assert_eq '{"replica":1}' "$(cat "${dest}/${step}/loadgen-1.json")" "the replica's own file"

@@ -163,7 +163,7 @@ test_unit_container_exporter_node_test() {
   in_image NODE_IMAGE node --test 'prometheus/test/**/*.test.mjs'
 }
 
-# on_cgroup_layouts LAYOUT SCRIPT: SCRIPT's lines (CGROUP_*_SH) for the
+# on_cgroup_layouts LAYOUT PROGRAM: the lines of PROGRAM (scripts/probes/) for the
 # containers aaa bbb ccc ddd eee and gone (no folder: stopped), joined by
 # ';', on a cgroup tree the function LAYOUT writes under the root it is given:
 # aaa v1 cgroupfs, bbb v1 systemd, ccc v2 systemd, ddd v2 cgroupfs, eee v1
@@ -172,7 +172,7 @@ on_cgroup_layouts() {
   local root out
   root=$(mktemp -d)
   "$1" "${root}"
-  out=$(sh -c "$2" _ "${root}" aaa bbb ccc ddd eee gone | paste -sd';' -)
+  out=$(sh "${LAB_ROOT}/scripts/probes/$2" "${root}" aaa bbb ccc ddd eee gone | paste -sd';' -)
   rm -rf "${root}"
   echo "${out}"
 }
@@ -191,7 +191,7 @@ cpu_layout() {
   printf 'nr_periods 10\nnr_throttled 3\n' >"$1/cpu/haproxy-lab-practice-node1/eee/cpu.stat"
 }
 test_unit_cgroup_cpu_reads_v1_and_v2_layouts() {
-  assert_eq "aaa 1500 ns;bbb 2500 ns;ccc 7 us;ddd 9 us;eee 4200 ns;eee 10 periods;eee 3 throttled" "$(on_cgroup_layouts cpu_layout "${CGROUP_CPU_SH}")" "cgroup readings by layout"
+  assert_eq "aaa 1500 ns;bbb 2500 ns;ccc 7 us;ddd 9 us;eee 4200 ns;eee 10 periods;eee 3 throttled" "$(on_cgroup_layouts cpu_layout cgroup-cpu.sh)" "cgroup readings by layout"
 }
 
 # The runner's memory reader, docker stats' figure: usage less inactive file
@@ -211,7 +211,7 @@ memory_layout() {
   printf 'total_inactive_file 1000\n' >"$1/memory/haproxy-lab-practice-node1/eee/memory.stat"
 }
 test_unit_cgroup_memory_reads_v1_and_v2_layouts() {
-  assert_eq "aaa 7000;bbb 8000;ccc 4500;ddd 600;eee 4000" "$(on_cgroup_layouts memory_layout "${CGROUP_MEMORY_SH}")" \
+  assert_eq "aaa 7000;bbb 8000;ccc 4500;ddd 600;eee 4000" "$(on_cgroup_layouts memory_layout cgroup-memory.sh)" \
     "memory readings by layout (usage less inactive file pages)"
 }
 
@@ -230,7 +230,7 @@ quota_layout() {
   echo 100000 >"$1/cpu/haproxy-lab-practice-node1/eee/cpu.cfs_period_us"
 }
 test_unit_cgroup_quota_reads_v1_and_v2_layouts() {
-  assert_eq "aaa 20000 100000;bbb -1 100000;ccc 50000 100000;ddd -1 100000;eee 30000 100000" "$(on_cgroup_layouts quota_layout "${CGROUP_QUOTA_SH}")" \
+  assert_eq "aaa 20000 100000;bbb -1 100000;ccc 50000 100000;ddd -1 100000;eee 30000 100000" "$(on_cgroup_layouts quota_layout cgroup-quota.sh)" \
     "cgroup CPU quotas by layout"
 }
 
@@ -360,16 +360,15 @@ test_unit_scenario_ctrl_c_during_command_substitutions_exits_130() {
 }
 
 # A run whose verdict failed (exit 3) still puts HAProxy back on the baseline,
-# restarting it when the step's listening sockets differ. The cleanup runs in
+# restarting it when a step's listening sockets differed (run.env
+# baseline_switch), and reads its sockets back. The cleanup runs in
 # the EXIT trap, where a bare "return" returns the script's exit status: that
 # once made every check fail and left the step's config running. Docker and
 # the node image are stubbed: the calls the cleanup makes are the result.
 test_unit_scenario_cleanup_after_a_failed_verdict_restores_the_baseline() {
   local dir rc=0 err
   dir=$(mktemp -d)
-  mkdir -p "${dir}/configs"
-  echo "fe_main $(frontend_ports | head -n 1) 5000" >"${dir}/configs/baseline.listeners"
-  printf '%s\n' scenario=t steps=1 preflight=none 'load_services=loadgen holder' 'load_profiles=load hold' >"${dir}/run.env"
+  printf '%s\n' scenario=t steps=1 preflight=none 'load_services=loadgen holder' 'load_profiles=load hold' baseline_switch=restart >"${dir}/run.env"
   # shellcheck disable=SC2016 # expanded by the inner bash
   err=$(RUN_DIR="${dir}" bash -c '
     source scripts/scenario.sh
@@ -379,18 +378,11 @@ test_unit_scenario_cleanup_after_a_failed_verdict_restores_the_baseline() {
     }
     labctl() { echo "labctl $*" >>"${RUN_DIR}/calls"; }
     haproxy_info() { echo baseline; }
-    # ss finds the step'"'"'s backlog first (a restart), then the baseline'"'"'s.
     docker() {
       echo "docker $*" >>"${RUN_DIR}/calls"
-      [[ "$*" == *-ltn* ]] || return 0
-      if [[ -e "${RUN_DIR}/compared" ]]; then
-        echo "LISTEN 0 5000 0.0.0.0:$(frontend_ports | head -n 1) 0.0.0.0:*"
-      else
-        touch "${RUN_DIR}/compared"
-        echo "LISTEN 0 128 0.0.0.0:$(frontend_ports | head -n 1) 0.0.0.0:*"
-      fi
+      [[ "$*" != *-ltn* ]] || echo "LISTEN 0 5000 0.0.0.0:$(frontend_ports | head -n 1) 0.0.0.0:*"
     }
-    run_dir="${RUN_DIR}" run_accepted=1 lab_touched=1 original_scale="" somaxconn=65535
+    run_dir="${RUN_DIR}" run_accepted=1 lab_touched=1 original_scale=""
     read_run_env
     trap cleanup EXIT
     exit 3' 2>&1 >/dev/null) || rc=$?

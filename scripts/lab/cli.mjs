@@ -11,10 +11,6 @@
 //                             the limits that cap a connection scenario and the
 //                             largest count they allow; exit 2 if the target
 //                             cannot fit (plan takes --limits FILE too)
-//   listeners EXPECTED SS_FILE SOMAXCONN
-//                             compare a config's listening sockets (a .listeners
-//                             file plan wrote) with `ss -ltn`; one line per
-//                             difference, exit 1 if any
 //   report DIR                the measured-vs-published table; writes summary.*,
 //                             report.md and chart.svg; exit 3 if a verdict failed
 //                             (versions: DIR/versions.env and the load tools' own;
@@ -61,8 +57,7 @@ import { parseEnv } from './core/envfile.mjs';
 import { durationSeconds } from './core/usage.mjs';
 import { TOPOLOGY, TOPOLOGY_FILE, containersOf, expandProcesses } from './core/topology.mjs';
 import { DEFAULT_TOOL, LOAD_TOOLS } from './core/loadtools.mjs';
-import { expectedListeners, listenersText } from './plan/listeners.mjs';
-import { compareListeners, parseSs } from './run/sockets.mjs';
+import { expectedListeners, listenersText, switchBetween } from './plan/listeners.mjs';
 import { costTable, parseCalls } from './run/step-cost.mjs';
 import { StackError, toStack, toolStack } from './swarm/stack.mjs';
 
@@ -234,13 +229,20 @@ function plan(args) {
   if (checkOnly) return;
   if (!out) throw new UsageError('plan needs --out DIR');
   mkdirSync(join(out, 'configs'), { recursive: true });
-  // Each config's listening sockets, which the runner checks with ss after
-  // applying it (and the baseline's, checked when the run puts it back).
+  // Each config's listening sockets, which the report compares with the ss
+  // view the runner saves after applying it, and how the runner switches to
+  // it from the one before (the baseline before the first step); after the
+  // run, back to the baseline by a restart if any step's sockets differ from
+  // its (a Ctrl-C may come at any step).
+  const baselineListeners = expectedListeners(baseline);
+  const listeners = configs.map((c) => expectedListeners(c));
   result.steps.forEach((s, i) => {
+    s.switch = switchBetween(i === 0 ? baselineListeners : listeners[i - 1], listeners[i]);
     writeFileSync(join(out, s.config), configs[i]);
-    writeFileSync(join(out, s.config.replace(/\.cfg$/, '.listeners')), listenersText(expectedListeners(configs[i])));
+    writeFileSync(join(out, s.config.replace(/\.cfg$/, '.listeners')), listenersText(listeners[i]));
   });
-  writeFileSync(join(out, 'configs/baseline.listeners'), listenersText(expectedListeners(baseline)));
+  result.baseline_switch = listeners.some((l) => switchBetween(l, baselineListeners) === 'restart') ? 'restart' : 'reload';
+  writeFileSync(join(out, 'configs/baseline.listeners'), listenersText(baselineListeners));
   writeFileSync(join(out, 'plan.json'), `${JSON.stringify(result, null, 2)}\n`);
   // The topology the run was planned with, one instance row per HAProxy
   // process (its sized processes, else the lab's): the report reads its
@@ -262,23 +264,6 @@ function preflightCommand(args) {
   const { preflight: p } = connectionSizing(scenario, options, limitsFile);
   console.log(formatPreflight(p));
   if (!p.fits) throw new UsageError(refusal(p));
-}
-
-// "proxy port backlog" lines → [{proxy, port, backlog}].
-function readListeners(file) {
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => {
-    const [proxy, port, backlog] = line.split(' ');
-    return { proxy, port: Number(port), backlog: backlog === '-' ? null : Number(backlog) };
-  });
-}
-
-function listenersCommand([expected, ssFile, somaxconn]) {
-  if (!expected || !ssFile || !/^\d+$/.test(somaxconn ?? '')) {
-    throw new UsageError('listeners needs EXPECTED_FILE SS_FILE SOMAXCONN');
-  }
-  const problems = compareListeners(readListeners(expected), parseSs(readFileSync(ssFile, 'utf8')), Number(somaxconn));
-  for (const p of problems) console.log(p);
-  if (problems.length > 0) process.exitCode = 1;
 }
 
 function report(args) {
@@ -445,13 +430,12 @@ function main([command, ...args]) {
     case 'describe': return describe(args[0] ?? '');
     case 'plan': return plan(args);
     case 'report': return report(args);
-    case 'listeners': return listenersCommand(args);
     case 'preflight': return preflightCommand(args);
     case 'stack': return stackCommand(args);
     case 'step-cost': return stepCostCommand(args);
     case 'kept': return keptCommand(args);
     case 'figures': return figuresCommand(args);
-    default: throw new UsageError(`unknown command "${command ?? ''}": use list, describe, plan, preflight, listeners, report, stack, step-cost, kept or figures`);
+    default: throw new UsageError(`unknown command "${command ?? ''}": use list, describe, plan, preflight, report, stack, step-cost, kept or figures`);
   }
 }
 

@@ -1,13 +1,13 @@
 # shellcheck shell=bash disable=SC2034 # lab_touched: read by the runner's cleanup (scripts/scenario.sh)
 # Changes of the running lab for scripts/scenario.sh: HAProxy's config on
 # every instance of the topology (a reload, or a restart when the listening
-# sockets change, read back with ss), the backends' scale, the services'
-# settings. Its own state, for the runner's cleanup: lab_touched (1 once
-# anything changed), applied_env (the services' settings in force), and what
-# to put back: original_scale (the backends') and somaxconn (the kernel's cap
-# on a listening socket's backlog in HAProxy's containers). The runner works in
-# a process of its own (scripts/scenario.sh supervise): save_lab_state hands
-# this state to the process that cleans up, through lab_state_file.
+# sockets change, as the planner decided; ss's view saved after), the
+# backends' scale, the services' settings. Its own state, for the runner's
+# cleanup: lab_touched (1 once anything changed), applied_env (the services'
+# settings in force), and what to put back: original_scale (the backends').
+# The runner works in a process of its own (scripts/scenario.sh supervise):
+# save_lab_state hands this state to the process that cleans up, through
+# lab_state_file.
 # shellcheck source=scripts/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -16,7 +16,6 @@ readonly BASELINE_CFG=/usr/local/etc/haproxy/haproxy.cfg
 lab_touched=0
 applied_env=""
 original_scale=""
-somaxconn=""
 lab_state_file=""
 
 # save_lab_state: the state above into lab_state_file, NAME=value lines
@@ -24,7 +23,7 @@ lab_state_file=""
 save_lab_state() {
   [[ -n "${lab_state_file}" ]] || return 0
   printf '%s\n' "lab_touched=${lab_touched}" "applied_env=${applied_env}" \
-    "original_scale=${original_scale}" "somaxconn=${somaxconn}" "project=${LAB_PROJECT}" >"${lab_state_file}.new" \
+    "original_scale=${original_scale}" "project=${LAB_PROJECT}" >"${lab_state_file}.new" \
     && mv -f "${lab_state_file}.new" "${lab_state_file}"
 }
 
@@ -68,32 +67,6 @@ listening_sockets() {
   return 1
 }
 
-# listeners_differ EXPECTED SS_FILE SOMAXCONN: one line per listening socket
-# that is not what the config asks; false when all are. The rules of the
-# engine's "labctl listeners" (scripts/lab/run/sockets.mjs: parseSs,
-# compareListeners), read here from the ss file the step saved: an engine
-# container per check cost ~1.5 s, twice a step. True when a file cannot be
-# read, as labctl's failure was.
-listeners_differ() {
-  ! awk -v somaxconn="$3" '
-    FILENAME == ARGV[1] {
-      at = ($1 == "LISTEN") ? 2 : 1
-      if ($at ~ /^[0-9]+$/ && $(at + 1) ~ /^[0-9]+$/ && match($(at + 2), /:[0-9]+$/)) {
-        backlog[substr($(at + 2), RSTART + 1) + 0] = $(at + 1) + 0
-      }
-      next
-    }
-    NF == 0 { next }
-    {
-      port = $2 + 0
-      if (!(port in backlog)) { print $1 " :" port " is not listening"; bad = 1; next }
-      if ($3 == "-") next
-      want = ($3 + 0 < somaxconn + 0) ? $3 + 0 : somaxconn + 0
-      if (backlog[port] != want) { print $1 " :" port " has backlog " backlog[port] ", the config asks " want; bad = 1 }
-    }
-    END { exit bad }' "$2" "$1"
-}
-
 # restart_instance INSTANCE WHY: stop and start INSTANCE's container on the
 # live config (new listening sockets), every process of it. SIGTERM,
 # HAProxy's hard stop, cuts what it still holds at once; the image's stop
@@ -109,10 +82,6 @@ restart_instance() {
     && start_again "$1" "${id}"
 }
 
-# start_again INSTANCE ID: INSTANCE's stopped container ID running again (on
-# a Swarm, a new task's: scripts/lib/swarm-run.sh).
-start_again() { docker start "$2" >/dev/null 2>&1; }
-
 # reload_instance INSTANCE: a hitless reload of INSTANCE's process alone (its
 # master CLI's "reload", as USR2 to the master: a new worker, the old one
 # finishes its connections; USR2 to the container reaches every process).
@@ -124,37 +93,17 @@ reload_instance() {
 # still hold the previous step's connections; a restarted one holds none.
 lab_reloads=0
 
-# remember_sockets INSTANCE FILE: in a run (LAB_CACHE_DIR), FILE is ss's view
-# of INSTANCE's container as it runs now ("ID@STARTED FILE").
-remember_sockets() {
-  local id key
-  [[ -n "${LAB_CACHE_DIR}" ]] && id=$(instance_container "$1") && key=$(container_start_key "${id}") || return 0
-  echo "${key} $2" >"${LAB_CACHE_DIR}/sockets-$1" 2>/dev/null || true
-}
-
-# sockets_read_before INSTANCE FILE: the last ss view remember_sockets kept
-# copied into FILE, if INSTANCE's container has not started again since: only
-# the runner changes listening sockets, by a reload or a restart it reads
-# back. One docker call where ss's container costs ~0.4 s a step.
-sockets_read_before() {
-  local kept file id
-  [[ -n "${LAB_CACHE_DIR}" ]] && read -r kept file 2>/dev/null <"${LAB_CACHE_DIR}/sockets-$1" && [[ -s "${file}" ]] || return 1
-  id=$(instance_container "$1") || return 1
-  [[ "${kept}" == "$(container_start_key "${id}" || echo none)" ]] || return 1
-  cp "${file}" "$2"
-}
-
-# switch_instance INSTANCE DESCRIPTION LISTENERS DIR SOMAXCONN: make INSTANCE
-# run its live config. A reload unless its running listening sockets differ
-# from the config's (LISTENERS): a reload keeps them, backlog included, so
-# then a restart. Checked afterwards with ss; DIR keeps ss's view before and
-# after (INSTANCE-listen-sockets-before.txt, INSTANCE-listen-sockets.txt).
+# switch_instance INSTANCE DESCRIPTION SWITCH DIR: make INSTANCE run its
+# live config, by SWITCH as the planner decided it (step.env switch): reload,
+# or restart where the config changes the listening sockets, which a reload
+# keeps, backlog included. ss's view afterwards goes to
+# DIR/INSTANCE-listen-sockets.txt, which the report judges against the
+# config's (evidence/run.mjs listenerProblems).
 switch_instance() {
-  local why since before="$4/$1-listen-sockets-before.txt" after="$4/$1-listen-sockets.txt"
+  local since
   since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  sockets_read_before "$1" "${before}" || listening_sockets "$1" "${before}" || return 1
-  if why=$(listeners_differ "$3" "${before}" "$5"); then
-    restart_instance "$1" "a reload keeps the listening sockets and this config changes them (${why//$'\n'/; })" || return 1
+  if [[ "$3" == restart ]]; then
+    restart_instance "$1" "the config changes the listening sockets, which a reload keeps" || return 1
   else
     reload_instance "$1"
   fi
@@ -163,15 +112,10 @@ switch_instance() {
     instance_log "${since}" "$1" 2>/dev/null | grep -E 'ALERT|Failed to load' | tail -n 3 >&2
     return 1
   fi
-  listening_sockets "$1" "${after}" || return 1
-  remember_sockets "$1" "${after}"
-  if why=$(listeners_differ "$3" "${after}" "$5"); then
-    echo "${PROG}: HAProxy $1 runs other listening sockets than '$2' asks: ${why//$'\n'/; } (ss -ltn in ${after})" >&2
-    return 1
-  fi
+  listening_sockets "$1" "$4/$1-listen-sockets.txt"
 }
 
-# switch_container INSTANCE DESCRIPTION LISTENERS DIR SOMAXCONN: every
+# switch_container INSTANCE DESCRIPTION SWITCH DIR: every
 # process of INSTANCE's container on its live config: the first as
 # switch_instance says (a restart there restarts them all, on the live
 # config), then each other one that does not run it yet by a reload of its own.
@@ -190,9 +134,9 @@ switch_container() {
 # "description" is DESCRIPTION.
 instance_runs() { [[ "$(haproxy_info description "$1" 2>/dev/null)" == "$2" ]]; }
 
-# apply_config FILE DESCRIPTION LISTENERS DIR SOMAXCONN: on every instance,
-# check FILE with haproxy -c in the running container, swap it in, switch to
-# it (switch_instance); then, if a process was reloaded, wait until the
+# apply_config FILE DESCRIPTION SWITCH DIR: on every instance, check FILE
+# with haproxy -c in the running container, swap it in, switch to it
+# (switch_instance); then, if a process was reloaded, wait until the
 # previous step's connections are gone.
 apply_config() {
   local instance
@@ -211,28 +155,24 @@ apply_config() {
   done
   lab_reloads=0
   for instance in $(haproxy_containers); do
-    switch_container "${instance}" "$2" "$3" "$4" "$5" || die "HAProxy ${instance} did not take $1 as asked (above)"
+    switch_container "${instance}" "$2" "$3" "$4" || die "HAProxy ${instance} did not take $1 as asked (above)"
   done
   [[ ${lab_reloads} -eq 0 ]] || wait_for 60 "HAProxy to drain the previous step's connections" quiet || true
 }
 
-# restore_baseline RUN_DIR SOMAXCONN: haproxy/haproxy.cfg again on every
-# instance, with its own listening sockets (RUN_DIR/configs/baseline.listeners).
+# restore_baseline RUN_DIR: haproxy/haproxy.cfg again on every instance, by
+# the switch the planner chose (run.env baseline_switch: a restart when a
+# step changed the listening sockets; a restart when the run has none), ss's
+# view afterwards in RUN_DIR/baseline-restored/.
 restore_baseline() {
-  local listeners="$1/configs/baseline.listeners" dir="$1/baseline-restored" instance process
+  local switch dir="$1/baseline-restored" instance
+  switch=$(file_value "$1/run.env" baseline_switch 2>/dev/null || true)
   for instance in $(haproxy_containers); do
     if ! instance_exec "${instance}" ln -sfn "${BASELINE_CFG}" "${LIVE_CFG}"; then
       echo "${PROG}: could not link ${LIVE_CFG} back to haproxy/haproxy.cfg in HAProxy ${instance}'s container" >&2
       return 1
     fi
-    if [[ ! -f "${listeners}" ]]; then
-      for process in $(container_processes "${instance}"); do
-        reload_instance "${process}"
-        wait_for 30 "HAProxy ${process} back on haproxy/haproxy.cfg" instance_runs "${process}" baseline || return 1
-      done
-      continue
-    fi
-    mkdir -p "${dir}" && switch_container "${instance}" baseline "${listeners}" "${dir}" "$2" || return 1
+    mkdir -p "${dir}" && switch_container "${instance}" baseline "${switch:-restart}" "${dir}" || return 1
   done
 }
 
@@ -264,20 +204,6 @@ scale() {
 }
 
 sort_pairs() { tr ',' '\n' <<<"$1" | sort | paste -sd, -; }
-
-# scale_services --scale SVC=N...: the lab's services running, at that scale,
-# none recreated (compose's healthchecks waited for). A Swarm's: scripts/lib/swarm-run.sh.
-scale_services() {
-  # shellcheck disable=SC2046 # one service per word
-  compose up -d --wait --no-recreate "$@" $(lab_services)
-}
-
-# recreate_services --scale SVC=N...: the lab's services with the settings
-# exported now, recreated where they changed, at that scale.
-recreate_services() {
-  # shellcheck disable=SC2046 # one service per word
-  compose up -d --wait "$@" $(lab_services)
-}
 
 # use_compose_env "K=V K=V"|-: the step's settings of the lab's services
 # (e.g. BACKEND_SERVER_TIMEOUT_MS, HAPROXY_MEMORY) exported for compose, and the

@@ -11,12 +11,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # 0 once Grafana did not answer: no more annotations this run.
 grafana_ok=1
 
-# step_value DIR NAME: NAME of the step's step.env; run_value DIR NAME: of
-# its run's run.env; started_value DIR NAME: of what start_load wrote.
-step_value() { file_value "$1/step.env" "$2"; }
-run_value() { file_value "$1/../../run.env" "$2"; }
-started_value() { file_value "$1/started.env" "$2"; }
-
 # load_profile_args DIR: "--profile P" for every load tool's profile (run.env).
 load_profile_args() {
   local profile
@@ -291,90 +285,6 @@ start_load() {
   start_tool "$1" "${env_lines}" || die "could not start the load generators (${service})"
 }
 
-# load_env_file DIR ENV_LINES: DIR/load.env, the step's load environment
-# as the tool's containers get it (compose.yaml: env_file ${LOAD_ENV_FILE}),
-# and nothing else: a variable of the runner's shell that the step does not
-# set never reaches them. Each value single-quoted, which compose reads as
-# written (spaces too: the planner refuses a quote in a load value). Prints
-# the file's absolute path.
-load_env_file() {
-  local kv file="$1/load.env"
-  [[ "${file}" == /* ]] || file="${PWD}/${file}"
-  while IFS= read -r kv; do
-    [[ -z "${kv}" ]] || printf "%s='%s'\n" "${kv%%=*}" "${kv#*=}"
-  done <<<"$2" >"${file}"
-  echo "${file}"
-}
-
-# use_load_env DIR ENV_LINES: in this (sub)shell, LOAD_ENV_FILE names DIR's
-# load.env, and ENV_LINES are exported for the ones compose interpolates
-# itself (LOADGEN_SCRIPT, LOADGEN_SYSCTL). Call it in a subshell.
-use_load_env() {
-  local kv
-  LOAD_ENV_FILE=$(load_env_file "$1" "$2") || return 1
-  export LOAD_ENV_FILE
-  while IFS= read -r kv; do [[ -z "${kv}" ]] || export "${kv?}"; done <<<"$2"
-}
-
-# The load tool's life on one host (a Swarm's: scripts/lib/swarm-run.sh), each
-# taking the step's folder: compose starts its replicas, Docker waits for
-# them, and they write their files into the checkout's results folder.
-# start_tool DIR ENV_LINES: its replicas, with the step's load environment.
-start_tool() {
-  (
-    use_load_env "$1" "$2" || exit 1
-    compose --profile "$(step_value "$1" profile)" up -d --no-deps --scale "$(step_value "$1" service)=$(step_value "$1" replicas)" \
-      "$(step_value "$1" service)" >/dev/null 2>&1
-  )
-}
-
-# wait_tool_ended DIR: returns once every replica has ended (one docker call
-# for the whole load, not one a second).
-wait_tool_ended() {
-  local ids
-  mapfile -t ids < <(tool_ids "$1")
-  [[ ${#ids[@]} -eq 0 ]] || docker wait "${ids[@]}" >/dev/null 2>&1 || true
-}
-
-# tool_ids DIR [DOCKER_PS_ARGS...]: the load tool's replicas (stopped ones
-# too), by Compose's labels in a run (lab_ps), else by compose ps.
-tool_ids() {
-  local dir="$1"
-  shift
-  if [[ -n "${LAB_PROJECT}" ]]; then
-    lab_ps -a -q --no-trunc --filter "label=com.docker.compose.service=$(step_value "${dir}" service)" "$@"
-  else
-    compose --profile "$(step_value "${dir}" profile)" ps -a -q --no-trunc "$(step_value "${dir}" service)" 2>/dev/null
-  fi
-}
-
-# tool_exit_codes DIR: each replica's exit code, "," between them (by
-# replica name, as compose ps lists them; one that runs: 0, as there).
-tool_exit_codes() {
-  if [[ -n "${LAB_PROJECT}" ]]; then
-    lab_ps -a --filter "label=com.docker.compose.service=$(step_value "$1" service)" --format '{{.Names}} {{.Status}}' \
-      | sort | awk '{ print (match($0, /Exited \(-?[0-9]+\)/) ? substr($0, RSTART + 8, RLENGTH - 9) : 0) }' | paste -sd, -
-    return $?
-  fi
-  compose --profile "$(step_value "$1" profile)" ps -a --format '{{.ExitCode}}' "$(step_value "$1" service)" | paste -sd, -
-}
-
-# tool_finished DIR: what the replicas wrote besides their files (already in
-# the step's folder here): their own log (k6: why requests failed), into
-# DIR/SERVICE-log.txt; then the replicas removed.
-tool_finished() {
-  local service profile
-  service=$(step_value "$1" service) profile=$(step_value "$1" profile)
-  service_log "" "${service}" --profile "${profile}" >"$1/${service}-log.txt" 2>&1 || true
-  if [[ -n "${LAB_PROJECT}" ]]; then
-    local ids
-    mapfile -t ids < <(tool_ids "$1")
-    [[ ${#ids[@]} -eq 0 ]] || docker rm -f "${ids[@]}" >/dev/null 2>&1
-    return 0
-  fi
-  compose --profile "${profile}" rm -sf "${service}" >/dev/null 2>&1
-}
-
 # watch_load DIR: until the load tool's replicas end, every HAProxy instance's
 # connections and accept queue every second (DIR/INSTANCE-samples.txt), every
 # container's CPU (DIR/cpu-samples.txt), progress, and once the load has
@@ -475,93 +385,10 @@ finish_load() {
     echo "ended_at_ms=${ended_ms}"
     echo "exit_codes=$(tool_exit_codes "$1")"
     echo "haproxy_state=$(instances_state)"
+    echo "haproxy_somaxconn=${somaxconn:-}"
   } >"$1/outcome.env"
   tool_finished "$1"
   annotate "$(run_value "$1" scenario): $(step_value "$1" label)" "$(step_tags "$1")" "${ended_ms}" "${started_ms}"
-}
-
-# second_method DIR: when the step asks for one (check.tool in step.env), an
-# independent measurement of HAProxy's cost at this step's load: wrk, not the
-# curve's own tool, unpaced for check.seconds on the other services' cores,
-# twice: over the lab's bridge network, the curve's path (the two must
-# agree), then from inside HAProxy's network namespace (loopback; its hosts
-# file maps the target's name there): the bridge's share. HAProxy's cgroup CPU
-# and show info (CumReq, CumConns, CumSslConns) are read right before and
-# after each: no file the step's own figure uses. DIR/check/: wrk-PATH.txt
-# (wrk's own output), check.env (the readings, PATH.NAME=value).
-second_method() {
-  local out="$1/check" container url host cpuset network path args=()
-  [[ "$(step_value "$1" check.tool)" == wrk ]] || return 0
-  url=$(step_value "$1" check.url) cpuset=$(step_value "$1" compose.LAB_CPUSET)
-  host=${url#*://} host=${host%%[:/]*}
-  container=$(instance_container "$(first_instance)") || { log "no HAProxy container: no second method for this step"; return 0; }
-  network=$(docker inspect -f '{{range $name, $_ := .NetworkSettings.Networks}}{{$name}} {{end}}' "${container}") network=${network%% *}
-  mkdir -p "${out}"
-  printf '127.0.0.1 localhost %s\n' "${host}" >"${out}/hosts"
-  args=(-t1 -c "$(step_value "$1" check.connections)" -d "$(step_value "$1" check.seconds)s")
-  [[ "$(step_value "$1" check.close)" != true ]] || args+=(-H "Connection: close")
-  {
-    echo "# step $(step_value "$1" index)'s second method (scripts/lib/step-load.sh second_method); read by scripts/lab/evidence/run.mjs"
-    echo "tool=wrk"
-    echo "url=${url}"
-    echo "args=${args[*]}"
-  } >"${out}/check.env"
-  for path in bridge loopback; do
-    log "  second method: wrk ${args[*]} ${url} over the ${path}"
-    if [[ "${path}" == bridge ]]; then
-      wrk_reading "${out}" "${path}" "${container}" "${cpuset}" --network "${network}" -- "${args[@]}" "${url}"
-    else
-      wrk_reading "${out}" "${path}" "${container}" "${cpuset}" --network "container:${container}" \
-        -v "${out}/hosts:/etc/hosts:ro" -- "${args[@]}" "${url}"
-    fi
-  done
-}
-
-# The second method's wrk containers carry this label: the runner's cleanup
-# removes any a Ctrl-C left (stop_second_method).
-SECOND_METHOD_LABEL=haproxy-lab.second-method
-
-# stop_second_method: a wrk of second_method still running, gone.
-stop_second_method() {
-  local ids
-  ids=$(docker ps -q --filter "label=${SECOND_METHOD_LABEL}" 2>/dev/null) || return 0
-  # shellcheck disable=SC2086 # one id per word
-  [[ -z "${ids}" ]] || docker rm -f ${ids} >/dev/null 2>&1 || true
-}
-
-# container_cpu_time ID: "VALUE UNIT" of the container's CPU time so far (cgroup_cpu's line of it).
-container_cpu_time() { cgroup_cpu "$1" | awk '$3 == "ns" || $3 == "us" { print $2, $3; exit }'; }
-
-# wrk_reading OUT PATH CONTAINER CPUSET DOCKER_ARGS... -- WRK_ARGS...: one
-# wrk run (second_method), PATH.NAME=value readings appended to OUT/check.env.
-wrk_reading() {
-  local out="$1" path="$2" container="$3" cpuset="$4" cpu_before cpu_after at_before at_after info_before info_after client key line
-  local docker_args=()
-  shift 4
-  while [[ $# -gt 0 && "$1" != -- ]]; do docker_args+=("$1"); shift; done
-  shift
-  info_before=$(haproxy_cli "show info") at_before=$(now_ms) cpu_before=$(container_cpu_time "${container}")
-  # wrk's output on stderr, kept; on stdout its exit and its cgroup's CPU
-  # time, read by its shell once wrk is done.
-  # shellcheck disable=SC2016 # expanded by the container's sh
-  client=$(docker run --rm --label "${SECOND_METHOD_LABEL}" "${docker_args[@]}" ${cpuset:+--cpuset-cpus "${cpuset}"} \
-    --user "$(env_value LAB_UID):$(env_value LAB_GID)" --read-only --tmpfs /tmp --cap-drop ALL \
-    --security-opt no-new-privileges --entrypoint sh "$(env_value H2LOAD_IMAGE)" -c \
-    'wrk "$@" >&2; rc=$?
-     cpu=$(cat /sys/fs/cgroup/cpuacct/cpuacct.usage 2>/dev/null || sed -n "s/^usage_usec \([0-9]*\)$/\1000/p" /sys/fs/cgroup/cpu.stat)
-     echo "wrk_exit=$rc"; echo "client_cpu_ns=$cpu"' _ "$@" 2>"${out}/wrk-${path}.txt") || true
-  cpu_after=$(container_cpu_time "${container}") at_after=$(now_ms) info_after=$(haproxy_cli "show info")
-  {
-    echo "${path}.at_before_ms=${at_before}"
-    echo "${path}.at_after_ms=${at_after}"
-    echo "${path}.haproxy_cpu_before=${cpu_before}"
-    echo "${path}.haproxy_cpu_after=${cpu_after}"
-    for key in CumReq CumConns CumSslConns; do
-      echo "${path}.${key}_before=$(sed -n "s/^${key}: //p" <<<"${info_before}" | tr -d '\r')"
-      echo "${path}.${key}_after=$(sed -n "s/^${key}: //p" <<<"${info_after}" | tr -d '\r')"
-    done
-    while IFS= read -r line; do echo "${path}.${line}"; done <<<"${client}"
-  } >>"${out}/check.env"
 }
 
 # step_evidence DIR SINCE: each HAProxy instance's counters (show info, stat,

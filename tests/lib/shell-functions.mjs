@@ -1,8 +1,10 @@
 // Every shell function a script uses is defined in that script or in a file
 // it sources (directly or through another sourced file): no script leans on
-// a function that only its caller happens to have defined. Prints one line
-// per use that breaks this and "N files, N functions, N uses outside" last;
-// exit 1 if any.
+// a function that only its caller happens to have defined. And no function
+// is defined twice among the files one script loads: a second definition
+// silently replaces the first (engines differ through scripts/lib/engine.sh,
+// not by redefining). Prints one line per problem and "N files, N
+// functions, N uses outside" last; exit 1 if any.
 //   node tests/lib/shell-functions.mjs FILE...   (paths from the repository's root)
 // What counts: a known function's name (one defined in any FILE, wrappers of
 // a command such as docker() { command ...; } left out) where a command
@@ -65,6 +67,7 @@ export function sourcedPath(file, spec) {
 // parse TEXT FILE → {defines: Set, sources: [path], lines: [{n, text}]}.
 export function parse(text, file) {
   const defines = new Set();
+  const definitions = [];
   const wrappers = new Set();
   const sources = [];
   const lines = [];
@@ -73,6 +76,7 @@ export function parse(text, file) {
     if (/^\s*#/.test(line)) return;
     const def = DEFINITION.exec(line);
     if (def) (WRAPPER.test(line) ? wrappers : defines).add(def[1]);
+    if (def) definitions.push({ name: def[1], n: i + 1 });
     const src = SOURCE.exec(line);
     if (src) {
       const target = sourcedPath(file, src[1]);
@@ -80,7 +84,7 @@ export function parse(text, file) {
     }
     lines.push({ n: i + 1, text: code[i], defines: def?.[1] ?? null });
   });
-  return { defines, wrappers, sources, lines };
+  return { defines, definitions, wrappers, sources, lines };
 }
 
 // check FILES READ → {functions, problems: ["file:line NAME ..."]}; READ(file)
@@ -105,7 +109,23 @@ export function check(files, read) {
     if (!p) return new Set();
     return new Set([...p.defines, ...p.sources.flatMap((s) => [...reachable(s, seen)])]);
   };
+  // The files FILE loads: itself and every file it sources, at any depth.
+  const loaded = (file, seen = new Set()) => {
+    if (seen.has(file) || !load(file)) return seen;
+    seen.add(file);
+    for (const s of load(file).sources) loaded(s, seen);
+    return seen;
+  };
   const problems = [];
+  for (const file of files) {
+    const where = new Map();
+    for (const f of loaded(file)) {
+      for (const { name, n } of load(f).definitions) {
+        if (where.has(name)) problems.push(`${name} is defined twice among the files ${file} loads: ${where.get(name)} and ${f}:${n}`);
+        else where.set(name, `${f}:${n}`);
+      }
+    }
+  }
   for (const file of files) {
     const p = load(file);
     for (const src of p.sources) if (load(src) === null) problems.push(`${file}: sources ${src}, which does not exist`);
@@ -127,7 +147,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const read = (f) => (existsSync(f) ? readFileSync(f, 'utf8') : null);
   const { functions, problems } = check(files, read);
   for (const p of [...new Set(problems)]) console.log(p);
-  console.log(`${files.length} files, ${functions} functions, ${new Set(problems).size} uses outside`);
+  console.log(`${files.length} files, ${functions} functions, ${new Set(problems).size} problems`);
   process.exitCode = problems.length ? 1 : 0;
 }
 

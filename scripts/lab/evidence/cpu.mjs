@@ -100,7 +100,7 @@ export function loadRates(samples, isTool, seconds, ramp = null) {
 
 // "AT_MS NAME N periods|throttled" lines of the same files → [{at, name,
 // periods, throttled}]: a container's CFS periods so far and those in which
-// it used up its quota (scripts/lib/common.sh CGROUP_CPU_SH), one reading
+// it used up its quota (scripts/probes/cgroup-cpu.sh), one reading
 // per time both were read.
 export function parseThrottleReadings(text) {
   if (text === null || text === undefined) return null;

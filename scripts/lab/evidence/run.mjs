@@ -15,6 +15,8 @@ import { breakdownOf, parseContainers, parseHostSampler } from './breakdown.mjs'
 import { readFloors } from './floors.mjs';
 import { seriesOf } from './series.mjs';
 import { DEFAULT_TOOL, LOAD_TOOLS } from '../core/loadtools.mjs';
+import { parseListeners } from '../plan/listeners.mjs';
+import { compareListeners } from '../run/sockets.mjs';
 import {
   cell, parseActivity, parseAlerts, parseCpu, parseInfo, parseMemory, parseNetstat, parseSamples, parseSs, parseStat, parseTerminations,
 } from './parsers.mjs';
@@ -42,8 +44,9 @@ function readStep(stepDir, step, topology) {
   // The kernel's counters are the container's: read under its first process.
   const containers = evidence.instances.filter((i) => i.process === 1);
   const build = readText(path.join(stepDir, 'haproxy-build.env'));
+  const listeners = listenerProblems(stepDir, step, evidence);
   return {
-    measured: tool.measured ? measureStep(step, tool, evidence) : null,
+    measured: tool.measured ? { ...measureStep(step, tool, evidence), ...(listeners?.length ? { listeners_differ: listeners } : {}) } : null,
     merged: tool.merged,
     versions: tool.versions ?? {},
     // The HAProxy that ran the step (a --versus run's twins differ): {image, haproxy, ssl_library}.
@@ -74,7 +77,25 @@ function readOutcome(stepDir) {
     completed: true,
     exit_codes: (v.exit_codes ?? '').split(',').filter(Boolean).map(Number),
     haproxy_state: v.haproxy_state ?? '',
+    // The kernel's cap on a listening socket's backlog in HAProxy's network
+    // namespace, as the runner read it (runs before it have none).
+    ...(/^\d+$/.test(v.haproxy_somaxconn ?? '') ? { somaxconn: Number(v.haproxy_somaxconn) } : {}),
   };
+}
+
+// listenerProblems STEPDIR STEP EVIDENCE → one line per listening socket,
+// in the ss view saved after the switch (INSTANCE-listen-sockets.txt), that
+// is not what the step's config asks (configs/NN-id.listeners): a step that
+// needed a restart and got a reload runs the previous step's backlog. []
+// when every socket is as asked; null when the run saved no view or no
+// somaxconn to judge with.
+function listenerProblems(stepDir, step, evidence) {
+  const somaxconn = evidence.step?.somaxconn;
+  const expectedText = step.config ? readText(path.join(stepDir, '..', '..', step.config.replace(/\.cfg$/, '.listeners'))) : null;
+  const seen = evidence.instances.filter((i) => i.listeners !== null);
+  if (!somaxconn || expectedText === null || seen.length === 0) return null;
+  const expected = parseListeners(expectedText);
+  return seen.flatMap((i) => compareListeners(expected, i.listeners, somaxconn).map((p) => `${i.name}: ${p}`));
 }
 
 // INSTANCE's file NAME in a step folder: "INSTANCE-NAME" (haproxy-info.txt,

@@ -73,8 +73,25 @@ export function expectedListeners(text) {
   })));
 }
 
-// listenersText LISTENERS: the named file the runner compares with ss
-// ("proxy port backlog" per line; "-" when the config sets no maxconn at all).
+// listenersText LISTENERS: a config's .listeners file, which the report
+// compares with the ss view the runner saved ("proxy port backlog" per line;
+// "-" when the config sets no maxconn at all); parseListeners reads it back.
 export function listenersText(listeners) {
   return `${listeners.map((l) => `${l.proxy} ${l.port} ${l.backlog ?? '-'}`).join('\n')}\n`;
+}
+
+export function parseListeners(text) {
+  return text.split('\n').filter(Boolean).map((line) => {
+    const [proxy, port, backlog] = line.split(' ');
+    return { proxy, port: Number(port), backlog: backlog === '-' ? null : Number(backlog) };
+  });
+}
+
+// switchBetween FROM TO: how HAProxy goes from config FROM's listening
+// sockets to TO's (expectedListeners of each): "reload" when they are the
+// same ports with the same backlogs (a reload keeps the sockets), else
+// "restart" (a reload would keep FROM's).
+export function switchBetween(from, to) {
+  const key = (ls) => ls.map((l) => `${l.port} ${l.backlog ?? '-'}`).sort().join(',');
+  return key(from) === key(to) ? 'reload' : 'restart';
 }

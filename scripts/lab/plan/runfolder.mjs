@@ -41,6 +41,8 @@ export function runEnv(plan, preflight, command = '') {
       ['connection_floors', (plan.readings ?? []).some((r) => r.kind === 'breakdown') ? 'needed' : 'none'],
       // --versus: the second HAProxy image, which the runner makes sure is here.
       ['versus', plan.options?.versus ?? ''],
+      // How the runner puts HAProxy back on its baseline (cli.mjs plan).
+      ['baseline_switch', plan.baseline_switch ?? 'restart'],
       ['command', command],
     ],
   );
@@ -71,6 +73,9 @@ function stepEnv(plan, step, out) {
       ['label', step.label],
       ['config', step.config],
       ['listeners', step.config.replace(/\.cfg$/, '.listeners')],
+      // reload or restart: a reload keeps the sockets, so a step that changes
+      // them is a restart (cli.mjs plan, plan/listeners.mjs switchBetween).
+      ['switch', step.switch ?? 'restart'],
       ['seconds', step.load.seconds],
       ['sample_at', Math.round(step.load.sample_at)],
       ['cpu_idle_seconds', step.load.cpu_idle_seconds ?? 0],

@@ -61,6 +61,9 @@ export function aggregate(steps) {
   row.measured.client_sysctl = ran[0].measured.client_sysctl ?? null;
   row.measured.notes = ran[0].measured.notes ?? [];
   row.measured.saturation = ran[0].measured.saturation ?? null;
+  // Listening sockets other than the config asks, in any run (evidence/run.mjs listenerProblems).
+  const differ = [...new Set(ran.flatMap((s) => s.measured.listeners_differ ?? []))];
+  if (differ.length) row.measured.listeners_differ = differ;
   row.measured.cpu_breakdown = ran[0].measured.cpu_breakdown ?? null;
   // Each HAProxy instance's own figures (only with several): the first run's.
   if (ran[0].measured.instances) row.measured.instances = ran[0].measured.instances;

@@ -66,6 +66,11 @@ export function judge(row, byId) {
     const { ok, text } = evaluate(row, metric, e, byId);
     row.verdicts[metric] = { ok, info: e.info, expect: e.body, text };
   }
+  // Whatever the scenario expects: a step whose HAProxy ran other listening
+  // sockets than its config asks measured another config.
+  if (row.measured.listeners_differ) {
+    row.verdicts.listeners = { ok: false, info: false, expect: 'as the config asks', text: `HAProxy's listening sockets are not its config's: ${row.measured.listeners_differ.join('; ')}` };
+  }
   const entries = Object.entries(row.verdicts);
   const fails = entries.filter(([, v]) => !v.info && !v.ok);
   const hard = entries.filter(([, v]) => !v.info);

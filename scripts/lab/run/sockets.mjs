@@ -1,6 +1,7 @@
 // The listening sockets that run, as `ss -ltn` shows them, against the ones
-// a config asks for (plan/listeners.mjs writes those): the runner's check
-// after each switch of HAProxy's config (cli.mjs listeners).
+// a config asks for (plan/listeners.mjs writes those): the report's check of
+// the view the runner saved after each switch of HAProxy's config
+// (evidence/run.mjs listenerProblems).
 
 // The backlog the kernel keeps: listen() silently caps it at somaxconn.
 export function effectiveBacklog(asked, somaxconn) {

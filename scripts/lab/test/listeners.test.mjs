@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { expectedListeners, listenersText } from '../plan/listeners.mjs';
+import { expectedListeners, listenersText, parseListeners, switchBetween } from '../plan/listeners.mjs';
 import { compareListeners, parseSs } from '../run/sockets.mjs';
 import { renderConfig } from '../plan/render.mjs';
 import { TOPOLOGY } from '../core/topology.mjs';
@@ -104,5 +104,22 @@ describe('ss and the comparison', () => {
   test('a port that does not listen', () => {
     assert.deepEqual(compareListeners([{ proxy: 'fe_new', port: 8081, backlog: 10 }], parseSs(SS), 65535),
       ['fe_new :8081 is not listening']);
+  });
+});
+
+describe('reload or restart, decided by the planner', () => {
+  const at = (backlog, port = 80) => [{ proxy: 'fe_main', port, backlog }, { proxy: 'stats', port: 8404, backlog: 2000 }];
+  test('the same ports and backlogs, in any order: a reload keeps them', () => {
+    assert.equal(switchBetween(at(128), [...at(128)].reverse()), 'reload');
+  });
+  test('a backlog that changes, a port that comes or goes, a backlog set where none was: a restart', () => {
+    assert.equal(switchBetween(at(128), at(5000)), 'restart');
+    assert.equal(switchBetween(at(128), at(128, 81)), 'restart');
+    assert.equal(switchBetween(at(128), at(128).slice(1)), 'restart');
+    assert.equal(switchBetween(at(null), at(128)), 'restart');
+  });
+  test('a .listeners file reads back as written', () => {
+    const ls = [{ proxy: 'fe_main', port: 80, backlog: 128 }, { proxy: 'x', port: 81, backlog: null }];
+    assert.deepEqual(parseListeners(listenersText(ls)), ls);
   });
 });

@@ -19,12 +19,13 @@ test('a k6 step: named values, the load environment with the runner\'s variables
   const out = path.join(tmp(), 'results/backend-timeout/20260101T000000Z');
   writeRunFolder(out, plan, 'none', 'scripts/scenario.sh backend-timeout --quick');
   const run = parseEnv(fs.readFileSync(path.join(out, 'run.env'), 'utf8'));
-  assert.deepEqual(run, { scenario: 'backend-timeout', steps: '2', preflight: 'none', load_services: 'loadgen holder vegeta h2load', load_profiles: 'load hold attack bench', sized_services: 'holder', tls_floor: 'none', connection_floors: 'none', versus: '', command: 'scripts/scenario.sh backend-timeout --quick' });
+  assert.deepEqual(run, { scenario: 'backend-timeout', steps: '2', preflight: 'none', load_services: 'loadgen holder vegeta h2load', load_profiles: 'load hold attack bench', sized_services: 'holder', tls_floor: 'none', connection_floors: 'none', versus: '', baseline_switch: 'restart', command: 'scripts/scenario.sh backend-timeout --quick' });
   const step = parseEnv(fs.readFileSync(path.join(out, plan.steps[0].dir, 'step.env'), 'utf8'));
   assert.equal(step.id, 'backend-timeout-2s');
   assert.equal(step.service, 'loadgen', 'k6 runs as the loadgen service');
   assert.equal(step.config, 'configs/01-backend-timeout-2s.cfg');
   assert.equal(step.listeners, 'configs/01-backend-timeout-2s.listeners');
+  assert.equal(step.switch, 'restart', 'a step the planner did not compare with the one before: a restart');
   assert.equal(step['load.TESTID'], 'backend-timeout-20260101T000000Z-backend-timeout-2s');
   assert.equal(step['load.LOADGEN_SUMMARY_DIR'], 'backend-timeout/20260101T000000Z/steps/01-backend-timeout-2s',
     'summaries go under /results in the container: the path relative to results/');

@@ -84,7 +84,7 @@ test('--without leaves a service out, --scale sets a replicated service\'s tasks
   assert.throws(() => toStack(c, { hostRoot: host, without: ['a'], replicas: { a: 2 } }), /--scale a: the stack has no such service/);
 });
 
-// One step's load tool on a Swarm (scripts/lib/swarm-run.sh): its own stack
+// One step's load tool on a Swarm (scripts/lib/engine-swarm.sh): its own stack
 // file, deployed beside the lab's.
 const tool = (extra = {}) => ({
   image: 'k6', profiles: ['load'], user: '12345:12345', entrypoint: ['/bin/sh', '/loadgen/run.sh'], command: ['/loadgen/closed.js'],

@@ -5,8 +5,8 @@
 # haproxy-lab.role=haproxy: scripts/swarm.sh deploy). A user seldom reaches
 # every worker's engine; everything the runner needs from the other nodes
 # comes over the stack's overlay network, through the collector on HAProxy's
-# node. Sourced after the one-host runner's files, it defines again the
-# functions that differ, and nothing else:
+# node. Loaded by use_engine swarm (scripts/lib/engine.sh), it defines
+# swarm_NAME for each operation engine.sh dispatches, and its own helpers:
 #   - HAProxy's container: the newest of its service's on this engine; after
 #     a restart's stop (new listening sockets), Swarm replaces the task, the
 #     step's live config kept in a volume (compose.swarm.yaml);
@@ -22,10 +22,10 @@
 #   - the preflight's limits: HAProxy's container and its node's kernel (every
 #     connection passes through it), each node's open files and memory from a
 #     job on every node (memory summed over machines).
+# Sourced by common.sh, after which this line does nothing; here for a file
+# that sources this one alone.
 # shellcheck source=scripts/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-# shellcheck source=scripts/lib/step-load.sh
-source "$(dirname "${BASH_SOURCE[0]}")/step-load.sh"
 
 # Where the load tools send their files: the collector's name on the overlay
 # and the port compose.swarm.yaml gives it.
@@ -55,9 +55,9 @@ swarm_service_id() {
   docker ps ${2:+-a} -q --no-trunc --filter "label=com.docker.swarm.service.name=${SWARM_STACK}_$1" | head -n 1
 }
 
-# require_stack: this engine manages the Swarm and runs on HAProxy's node,
+# swarm_require_stack: this engine manages the Swarm and runs on HAProxy's node,
 # every service of the lab runs all its tasks, no load tool runs.
-require_stack() {
+swarm_require_stack() {
   local manager own haproxy services service context
   context=$(env_value SWARM_CONTEXT)
   manager=$(docker info -f '{{.Swarm.ControlAvailable}}' 2>/dev/null) \
@@ -79,11 +79,11 @@ require_stack() {
   done
 }
 
-# stop_load_tools: every load tool's service (run.env), whichever step ran:
+# swarm_stop_load_tools: every load tool's service (run.env), whichever step ran:
 # its replicas stopped first (each still sends what it wrote, as a stopped
 # one writes its summary on one host), then what they sent that no step
 # copied (an interrupted step's) kept with the run's partial results.
-stop_load_tools() {
+swarm_stop_load_tools() {
   local service services=()
   for service in ${run_load_services}; do
     docker service inspect "${SWARM_STACK}_${service}" >/dev/null 2>&1 && services+=("${SWARM_STACK}_${service}")
@@ -95,13 +95,13 @@ stop_load_tools() {
   # The run is over: the collector takes nothing more.
   # shellcheck disable=SC2016 # expanded by the collector's shell
   service_exec collector sh -c 'rm -f "${COLLECTOR_TOKEN_FILE}"' >/dev/null 2>&1 || true
-  [[ -z "${run_dir}" ]] || copy_sent "${run_dir#"${LAB_ROOT}/results/"}"
+  [[ -z "${run_dir}" ]] || swarm_copy_sent "${run_dir#"${LAB_ROOT}/results/"}"
 }
 
-# collector_token: COLLECTOR_TOKEN, the run's token for the collector (32 hex
+# swarm_collector_token: COLLECTOR_TOKEN, the run's token for the collector (32 hex
 # digits), made and handed to the collector on first use: it keeps only what
 # a replica of this run sends with it (scripts/lab/swarm/collector.mjs).
-collector_token() {
+swarm_collector_token() {
   [[ -z "${COLLECTOR_TOKEN}" ]] || return 0
   local token
   token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
@@ -113,21 +113,21 @@ collector_token() {
 }
 COLLECTOR_TOKEN=""
 
-# copy_sent REL: what the replicas sent under REL (a step's folder, or a
-# run's, under results/), copied off the collector into results/ (take_sent),
+# swarm_copy_sent REL: what the replicas sent under REL (a step's folder, or a
+# run's, under results/), copied off the collector into results/ (swarm_take_sent),
 # then gone from it.
-copy_sent() {
+swarm_copy_sent() {
   service_exec collector test -d "/out/$1" 2>/dev/null || return 0
-  service_exec collector tar -C /out -cf - "$1" | take_sent "${LAB_ROOT}/results" \
+  service_exec collector tar -C /out -cf - "$1" | swarm_take_sent "${LAB_ROOT}/results" \
     || echo "${PROG}: could not copy the load tool's files off the collector" >&2
   service_exec collector rm -rf "/out/$1" || true
 }
 
-# take_sent DEST: a tar of what the replicas sent (stdin) unpacked into a
+# swarm_take_sent DEST: a tar of what the replicas sent (stdin) unpacked into a
 # staging folder beside DEST, then each regular file moved into DEST where
 # no file is: what the runner wrote (step.env, outcome.env...) is never
 # replaced, and a name refused is said on stderr.
-take_sent() {
+swarm_take_sent() {
   local staging file status=0
   staging=$(mktemp -d "$1/.sent-XXXXXX") || return 1
   if tar -xf - -C "${staging}"; then
@@ -145,16 +145,16 @@ take_sent() {
   return "${status}"
 }
 
-# instance_container INSTANCE: the id of INSTANCE's container (a stopped one too).
-instance_container() {
+# swarm_instance_container INSTANCE: the id of INSTANCE's container (a stopped one too).
+swarm_instance_container() {
   local id
   id=$(swarm_service_id "$(topology_value instance "$1" service)" -a)
   [[ -n "${id}" ]] || return 1
   echo "${id}"
 }
 
-# instance_exec INSTANCE COMMAND...: COMMAND in INSTANCE's container.
-instance_exec() {
+# swarm_instance_exec INSTANCE COMMAND...: COMMAND in INSTANCE's container.
+swarm_instance_exec() {
   local id
   instance_compose_args "$1" >/dev/null || return 1
   id=$(instance_container "$1") || return 1
@@ -162,9 +162,9 @@ instance_exec() {
   docker exec -i "${id}" "$@"
 }
 
-# service_exec SERVICE COMMAND...: COMMAND in SERVICE's running container on
+# swarm_service_exec SERVICE COMMAND...: COMMAND in SERVICE's running container on
 # this node (HAProxy's: Prometheus, the collector).
-service_exec() {
+swarm_service_exec() {
   local id
   id=$(swarm_service_id "$1")
   [[ -n "${id}" ]] || { echo "${PROG}: no running $1 container on HAProxy's node" >&2; return 1; }
@@ -172,28 +172,28 @@ service_exec() {
   docker exec -i "${id}" "$@"
 }
 
-# node_exec COMMAND...: in the collector (the lab's node image, on this node).
-node_exec() { service_exec collector "$@"; }
+# swarm_node_exec COMMAND...: in the collector (the lab's node image, on this node).
+swarm_node_exec() { service_exec collector "$@"; }
 
-# start_again INSTANCE ID: after HAProxy's hard stop (restart_instance, the
+# swarm_start_again INSTANCE ID: after HAProxy's hard stop (restart_instance, the
 # live config kept in the volume of compose.swarm.yaml), the new container
 # Swarm starts at once for the task (restart delay 0), on the same node.
 # Then every node's resolver names the new task (the load tools, on the
 # other nodes, find HAProxy by its service's name, one address per task:
 # dnsrr): a step's tools started 2 s after a restart met "no such host"
 # about 3,000 times, for 2 s.
-start_again() {
+swarm_start_again() {
   local id
-  wait_for 60 "Swarm to replace HAProxy $1's task" replaced "$1" "$2" || return 1
+  wait_for 60 "Swarm to replace HAProxy $1's task" swarm_replaced "$1" "$2" || return 1
   id=$(instance_container "$1") || return 1
   wait_for 30 "every node to resolve HAProxy $1's new task" \
-    resolved_everywhere "$(topology_value instance "$1" service)" "${id}"
+    swarm_resolved_everywhere "$(topology_value instance "$1" service)" "${id}"
 }
 
-# resolved_everywhere SERVICE ID: every node's resolver (the collector asks
+# swarm_resolved_everywhere SERVICE ID: every node's resolver (the collector asks
 # each node's container-exporter) gives one of container ID's addresses for
 # the stack's SERVICE.
-resolved_everywhere() {
+swarm_resolved_everywhere() {
   local addresses answers nodes node found address named
   # shellcheck disable=SC2034 # node: the first word of a line, not used
   addresses=" $(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}' "$2" 2>/dev/null) "
@@ -207,14 +207,14 @@ resolved_everywhere() {
   done <<<"${answers}"
 }
 
-# replaced INSTANCE OLD_ID: INSTANCE runs in a container other than OLD_ID.
-replaced() {
+# swarm_replaced INSTANCE OLD_ID: INSTANCE runs in a container other than OLD_ID.
+swarm_replaced() {
   local id
   id=$(instance_container "$1") && [[ "${id}" != "$2" && "$(docker inspect -f '{{.State.Running}}' "${id}")" == true ]]
 }
 
-# backend_scale: each backend service's replicas, "backend-fast=N,backend-slow=N".
-backend_scale() {
+# swarm_backend_scale: each backend service's replicas, "backend-fast=N,backend-slow=N".
+swarm_backend_scale() {
   docker service ls --filter "label=com.docker.stack.namespace=${SWARM_STACK}" --format '{{.Name}} {{.Replicas}}' \
     | awk -v prefix="${SWARM_STACK}_" -v backends="$(topology_names backend | xargs)" '
       BEGIN { n = split(backends, b, " "); for (i = 1; i <= n; i++) want[b[i]] = 1 }
@@ -222,21 +222,21 @@ backend_scale() {
       index($1, prefix) == 1 && (name in want) { print name "=" r[2] }' | sort | paste -sd, -
 }
 
-# scale_services --scale SVC=N...: docker service scale, until converged.
-scale_services() {
+# swarm_scale_services --scale SVC=N...: docker service scale, until converged.
+swarm_scale_services() {
   local targets=()
   while [[ $# -gt 1 ]]; do targets+=("${SWARM_STACK}_$2"); shift 2; done
   docker service scale --detach=false "${targets[@]}"
 }
 
-# recreate_services --scale SVC=N...: the stack deployed again with the
+# swarm_recreate_services --scale SVC=N...: the stack deployed again with the
 # settings exported now (compose config reads them), at that scale.
-recreate_services() { command "${LAB_ROOT}/scripts/swarm.sh" deploy "$@"; }
+swarm_recreate_services() { command "${LAB_ROOT}/scripts/swarm.sh" deploy "$@"; }
 
-# running_containers [--profile P ...] [SERVICE ...]: "ID NAME" of the lab's
+# swarm_running_containers [--profile P ...] [SERVICE ...]: "ID NAME" of the lab's
 # running containers on this node (the profiles' tools run on the others),
 # named as compose would (STACK-SERVICE-SLOT); only SERVICE's when named.
-running_containers() {
+swarm_running_containers() {
   local services=()
   while [[ $# -gt 0 ]]; do
     if [[ "$1" == --profile ]]; then shift; else services+=("$1"); fi
@@ -250,11 +250,11 @@ running_containers() {
       n == 0 || (service in want) { print $1, stack "-" service "-" t[2] }'
 }
 
-# readings_elsewhere cpu|memory|allowance: the lab's containers on the other
+# swarm_readings_elsewhere cpu|memory|allowance: the lab's containers on the other
 # nodes, as their container-exporter reads them (the collector asks every
 # node's), in container_cpu's, container_memory's or container_allowance's
 # lines; none for a container this node runs (its cgroup was read).
-readings_elsewhere() {
+swarm_readings_elsewhere() {
   local here
   here=$(lab_containers | awk '{ print $2 }' | xargs)
   node_exec wget -q -O - -T 10 "${COLLECTOR_URL/collector/127.0.0.1}/containers" 2>/dev/null \
@@ -266,13 +266,13 @@ readings_elsewhere() {
       kind == "allowance" && $5 != "-" { print $2, "nano_cpus=0 cpuset=- cfs_quota_us=- cfs_period_us=- machine_cores=" $5 }' || true
 }
 
-# start_tool DIR ENV_LINES: the step's load tool as a service of the stack
+# swarm_start_tool DIR ENV_LINES: the step's load tool as a service of the stack
 # (DIR/SERVICE-stack.json, what Swarm was given), the step's environment
 # read by compose config, its replicas on the other nodes.
-start_tool() {
+swarm_start_tool() {
   local dir="$1" service file
   service=$(step_value "${dir}" service)
-  collector_token || return 1
+  swarm_collector_token || return 1
   file="${dir}/${service}-stack.json"
   # The CA a TLS client trusts, from HAProxy's certificate volume (its node's
   # alone), once a run: a config of the tool's at the path its volume gives.
@@ -285,8 +285,8 @@ start_tool() {
   docker stack deploy --detach=true --resolve-image never -c "${file}" "${SWARM_STACK}" >/dev/null
 }
 
-# tool_tasks DIR: "SLOT NODE STATE EXIT ERROR" of each task of the step's tool.
-tool_tasks() {
+# swarm_tool_tasks DIR: "SLOT NODE STATE EXIT ERROR" of each task of the step's tool.
+swarm_tool_tasks() {
   local ids
   mapfile -t ids < <(docker service ps -q --no-trunc "${SWARM_STACK}_$(step_value "$1" service)" 2>/dev/null)
   [[ ${#ids[@]} -gt 0 ]] || return 0
@@ -296,10 +296,10 @@ tool_tasks() {
     done | sort -n
 }
 
-# wait_tool_ended DIR: returns once every task of the tool has ended (a state
+# swarm_wait_tool_ended DIR: returns once every task of the tool has ended (a state
 # Swarm leaves no task in: complete, failed, rejected, shutdown, orphaned),
 # then notes where each ran (DIR/SERVICE-tasks.txt: "SLOT NODE STATE EXIT").
-wait_tool_ended() {
+swarm_wait_tool_ended() {
   local want states
   want=$(step_value "$1" replicas)
   while :; do
@@ -307,38 +307,38 @@ wait_tool_ended() {
     [[ $(grep -c . <<<"${states}") -lt ${want} ]] || ! grep -qvE '^(Complete|Failed|Rejected|Shutdown|Orphaned|Remove)' <<<"${states}" && break
     sleep 1
   done
-  { echo "# SLOT NODE STATE EXIT: where each replica ran (scripts/lib/swarm-run.sh)"; tool_tasks "$1"; } >"$1/$(step_value "$1" service)-tasks.txt"
+  { echo "# SLOT NODE STATE EXIT: where each replica ran (scripts/lib/engine-swarm.sh)"; swarm_tool_tasks "$1"; } >"$1/$(step_value "$1" service)-tasks.txt"
 }
 
-# tool_exit_codes DIR: each replica's exit code, "," between them.
-tool_exit_codes() { awk '!/^#/ { print $4 }' "$1/$(step_value "$1" service)-tasks.txt" | paste -sd, -; }
+# swarm_tool_exit_codes DIR: each replica's exit code, "," between them.
+swarm_tool_exit_codes() { awk '!/^#/ { print $4 }' "$1/$(step_value "$1" service)-tasks.txt" | paste -sd, -; }
 
-# tool_finished DIR: the files the replicas sent, copied off the collector
+# swarm_tool_finished DIR: the files the replicas sent, copied off the collector
 # into the step's folder (where one host's replicas write them), their own
 # log (DIR/SERVICE-log.txt), then the service removed.
-tool_finished() {
+swarm_tool_finished() {
   local service
   service=$(step_value "$1" service)
-  copy_sent "$(file_value "$1/step.env" load.LOADGEN_SUMMARY_DIR)"
+  swarm_copy_sent "$(file_value "$1/step.env" load.LOADGEN_SUMMARY_DIR)"
   # Short output comes back whole through the manager (the summaries went to
   # the collector); bounded, as a worker that stops answering would hang it.
   timeout 30 docker service logs --raw "${SWARM_STACK}_${service}" >"$1/${service}-log.txt" 2>&1 || true
   docker service rm "${SWARM_STACK}_${service}" >/dev/null 2>&1 || true
 }
 
-# collect_limits SIZED [COMPOSE_ARGS...]: as on one host (limits.env for the
+# swarm_collect_limits SIZED [COMPOSE_ARGS...]: as on one host (limits.env for the
 # preflight), read on a Swarm: HAProxy's container and its node's kernel
 # (every connection passes through it: conntrack, fs.nr_open), the open
 # files a backend or load-tool container gets (the least over the nodes, read
 # by a job on each: run_dir/limits-nodes.txt), and the memory available
 # summed over the machines (nodes on one kernel, as the practice Swarm's
 # are, count once).
-collect_limits() {
+swarm_collect_limits() {
   local sized="$1" service nofile
   shift
-  echo "# the limits that cap held connections, on a Swarm (scripts/lib/swarm-run.sh collect_limits)"
+  echo "# the limits that cap held connections, on a Swarm (scripts/lib/engine-swarm.sh swarm_collect_limits)"
   haproxy_limits
-  node_limits "${run_dir}/limits-nodes.txt" || return 1
+  swarm_node_limits "${run_dir}/limits-nodes.txt" || return 1
   nofile=$(awk '!/^#/ { sub(/^nofile=/, "", $3); if (n == "" || $3 + 0 < n) n = $3 + 0 } END { print n }' "${run_dir}/limits-nodes.txt")
   echo "backend_nofile=${nofile}"
   echo "backend_memory_bytes=$(service_memory "$(topology_names backend | head -n 1)")"
@@ -351,11 +351,11 @@ collect_limits() {
     END { for (b in mem) total += mem[b]; printf "mem_available_bytes=%.0f\n", total }' "${run_dir}/limits-nodes.txt"
 }
 
-# node_limits FILE: every node's own limits, read by a job that runs once on
+# swarm_node_limits FILE: every node's own limits, read by a job that runs once on
 # each node with the open files compose gives the backends and load tools
 # (NOFILE): "NODE boot=ID nofile=N mem_available_bytes=N" lines (boot: its
 # kernel's boot id).
-node_limits() {
+swarm_node_limits() {
   local name="${SWARM_STACK}_limits" nofile nodes start=${SECONDS}
   nofile=$(env_value NOFILE)
   docker service rm "${name}" >/dev/null 2>&1 || true
@@ -373,7 +373,7 @@ node_limits() {
     fi
     sleep 1
   done
-  { echo "# NODE boot nofile mem_available_bytes: each node's own (scripts/lib/swarm-run.sh node_limits)"
+  { echo "# NODE boot nofile mem_available_bytes: each node's own (scripts/lib/engine-swarm.sh swarm_node_limits)"
     timeout 30 docker service logs --raw "${name}" 2>/dev/null | grep ' boot=' | sort; } >"$1"
   docker service rm "${name}" >/dev/null 2>&1 || true
 }
