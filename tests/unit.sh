@@ -573,7 +573,7 @@ test_unit_grafana_schema_check_catches_a_bad_dashboard() {
   done
 }
 
-# env_value (scripts/lib/common.sh) reads the env files as Compose reads them
+# env_value (scripts/lib/env.sh) reads the env files as Compose reads them
 # for the services, so both act on the same value: quotes stripped, an
 # unquoted value's " #" comment dropped, blanks and "export" trimmed, the
 # last file winning, the environment over every file.

@@ -91,7 +91,7 @@ host_limits() {
 kernel_memory() {
   # shellcheck disable=SC2016 # expanded by the probe's shell
   probe_exec "$(haproxy_containers | head -n 1)" sh -c '
-    echo "# the Docker host kernel'"'"'s memory (scripts/lib/common.sh kernel_memory)"
+    echo "# the Docker host kernel'"'"'s memory (scripts/lib/cgroups.sh kernel_memory)"
     awk "/^(Slab|SUnreclaim|MemAvailable):/ { sub(/:/, \"\", \$1); printf \"%s_bytes=%.0f\n\", tolower(\$1), \$2 * 1024 }" /proc/meminfo
     awk "\$1 == \"TCP:\" { for (i = 2; i < NF; i += 2) if (\$i == \"alloc\" || \$i == \"mem\") printf \"tcp_%s=%s\n\", \$i, \$(i + 1) }" /proc/net/sockstat
     awk "/^KernelPageSize:/ { print \"page_size=\" \$2 * 1024; exit }" /proc/self/smaps' >"$1" 2>/dev/null || true
@@ -109,7 +109,7 @@ container_memory() {
   while read -r id name; do names[${id}]=${name}; done < <(lab_containers "$@")
   [[ ${#names[@]} -gt 0 ]] || return 0
   {
-    echo "# NAME BYTES: each container's memory, page cache excluded, from its cgroup (scripts/lib/common.sh container_memory)"
+    echo "# NAME BYTES: each container's memory, page cache excluded, from its cgroup (scripts/lib/cgroups.sh container_memory)"
     while read -r id bytes; do
       if [[ -n "${names[${id}]:-}" && "${bytes}" =~ ^[0-9]+$ ]]; then echo "${names[${id}]} ${bytes}"; fi
     done < <(cgroup_read cgroup-memory.sh "${!names[@]}")
@@ -175,7 +175,7 @@ container_allowance() {
   declare -A quotas=()
   while read -r id quota period; do quotas[${id}]="${quota} ${period}"; done < <(cgroup_read cgroup-quota.sh "${ids[@]}")
   {
-    echo "# the CPU each container may use (scripts/lib/common.sh container_allowance); read by scripts/lab/evidence/cpu.mjs"
+    echo "# the CPU each container may use (scripts/lib/cgroups.sh container_allowance); read by scripts/lab/evidence/cpu.mjs"
     while read -r id nano cpuset; do
       read -r quota period <<<"${quotas[${id}]:-- -}"
       echo "${names[${id}]} nano_cpus=${nano} cpuset=${cpuset:--} cfs_quota_us=${quota} cfs_period_us=${period} machine_cores=${machine}"

@@ -122,7 +122,7 @@ onehost_readings_elsewhere() { return 0; }
 onehost_collect_limits() {
   local sized="$1" backend service
   shift
-  echo "# the limits that cap held connections (scripts/lib/common.sh collect_limits)"
+  echo "# the limits that cap held connections (scripts/lib/engine-onehost.sh onehost_collect_limits)"
   haproxy_limits
   backend=$(topology_names backend | head -n 1)
   echo "backend_nofile=$(service_nofile "${backend}")"

@@ -1,6 +1,6 @@
 // HAProxy's connections, once (EVERY 0) or each second until stdin ends
 // (EVERY 1), for every process of one HAProxy container: run by the runner
-// (scripts/lib/step-load.sh, scripts/lib/common.sh haproxy_sockets) in the
+// (scripts/lib/step-load.sh, scripts/lib/haproxy.sh haproxy_sockets) in the
 // node image, in the HAProxy container's network namespace. One process
 // asks every runtime API at once and reads their answers: its cost barely
 // grows with HAProxy's processes (a shell reading each answer with a tool

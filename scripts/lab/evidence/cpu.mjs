@@ -1,5 +1,5 @@
 // CPU time per container over a step, from the kernel's cgroup accounting
-// (scripts/lib/common.sh container_cpu: cgroup v1 cpuacct.usage or v2
+// (scripts/lib/cgroups.sh container_cpu: cgroup v1 cpuacct.usage or v2
 // cpu.stat usage_usec, every process of the container). The runner reads
 // every container before and after the step (cpu-before.txt, cpu-after.txt),
 // the load tools' every second while they run (cpu-samples.txt: a container

@@ -153,7 +153,7 @@ function readHaproxySide(stepDir, topology) {
     hostCpu: parseHostSampler(file('host-sampler.txt')),
     containerMap: parseContainers(file('containers.txt')),
     step: readOutcome(stepDir),
-    // The second method after the step (scripts/lib/step-load.sh second_method).
+    // The second method after the step (scripts/lib/second-method.sh second_method).
     check: readCheck(path.join(stepDir, 'check')),
   };
 }

@@ -1,6 +1,6 @@
 // What saturated in a step: each component's CPU used against the CPU it may
 // use (its allowance: Docker's cpus/cpuset as its cgroup enforces it, read
-// back by scripts/lib/common.sh container_allowance), the load tool's own
+// back by scripts/lib/cgroups.sh container_allowance), the load tool's own
 // lateness (requests it could not send at the rate), HAProxy's queue and
 // errors. A figure measures HAProxy only if HAProxy is what saturated.
 import { isServiceContainer } from '../core/topology.mjs';

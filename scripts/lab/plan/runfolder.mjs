@@ -88,7 +88,7 @@ function stepEnv(plan, step, out) {
       ['haproxy_build', plan.options?.versus ? 1 : 0],
       ...Object.entries(load).map(([k, v]) => [`load.${k}`, v]),
       ...Object.entries(step.compose_env ?? {}).map(([k, v]) => [`compose.${k}`, v]),
-      // The second method after the step (scripts/lib/step-load.sh second_method).
+      // The second method after the step (scripts/lib/second-method.sh second_method).
       ...Object.entries(step.check ?? {}).map(([k, v]) => [`check.${k}`, v]),
     ],
   );

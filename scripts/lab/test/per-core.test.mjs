@@ -1,6 +1,6 @@
 // HAProxy's cost per core (scenarios/ceiling.json): its cost while the load
 // ran, over the very window its cores were read in; the second method's
-// readings (wrk, scripts/lib/step-load.sh second_method); the per-core line.
+// readings (wrk, scripts/lib/second-method.sh second_method); the per-core line.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TOPOLOGY } from '../core/topology.mjs';
