@@ -66,8 +66,8 @@ test_static_swarm_publishes_only_the_app_ports() {
 test_static_default_images_are_official_and_pinned() {
   local images image
   # What a user pulls: every service's image, except the ones compose builds
-  # here (netprobe, vegeta, h2load), for which the base images their Dockerfiles start
-  # from (the build arguments named *_IMAGE).
+  # here (a service with a build:), for which the base images their
+  # Dockerfiles start from (the build arguments named *_IMAGE).
   # shellcheck disable=SC2016 # a JavaScript template, not a shell expansion
   images=$(COMPOSE_ENV_FILES=.env compose --profile '*' config --format json | in_image NODE_IMAGE node -e '
     const services = Object.values(JSON.parse(require("fs").readFileSync(0, "utf8")).services);

@@ -121,10 +121,6 @@ test_unit_k6_reads_values_as_node_does() {
   assert_match 'k6 reads all [0-9]+ cases as node does' "${out}" "k6's reading of loadgen/lib/test/cases.mjs"
 }
 
-test_unit_holder_node_test() {
-  in_image NODE_IMAGE node --test 'loadgen/holder/test/**/*.test.mjs'
-}
-
 test_unit_histogram_node_test() {
   in_image NODE_IMAGE node --test 'loadgen/lib/test/**/*.test.mjs'
 }
@@ -133,24 +129,29 @@ test_unit_wrapper_node_test() {
   in_image NODE_IMAGE node --test 'loadgen/wrapper/test/**/*.test.mjs'
 }
 
-# In the vegeta image (built by compose when absent): its real vegeta attacks
-# a local server through loadgen/vegeta/attack.mjs, so nothing may be skipped.
-test_unit_vegeta_node_test() {
-  local out
-  docker image inspect "$(env_value VEGETA_IMAGE)" >/dev/null 2>&1 || compose --profile attack build -q vegeta
-  out=$(in_image VEGETA_IMAGE node --test 'loadgen/vegeta/test/**/*.test.mjs' 2>&1) || { echo "${out}"; return 1; }
-  echo "${out}" | tail -n 8
-  assert_match $'(^|\n)ℹ skipped 0(\n|$)' "${out}" "node --test in the vegeta image, the real attack included"
-}
-
-# In the h2load image (built by compose when absent): its real h2load loads
-# a local server through loadgen/h2load/run.mjs, so nothing may be skipped.
-test_unit_h2load_node_test() {
-  local out
-  docker image inspect "$(env_value H2LOAD_IMAGE)" >/dev/null 2>&1 || compose --profile bench build -q h2load
-  out=$(in_image H2LOAD_IMAGE node --test 'loadgen/h2load/test/**/*.test.mjs' 2>&1) || { echo "${out}"; return 1; }
-  echo "${out}" | tail -n 8
-  assert_match $'(^|\n)ℹ skipped 0(\n|$)' "${out}" "node --test in the h2load image, the real runs included"
+# Each load tool's own tests (loadgen/TOOL/test, for the tools that have
+# them) in the image its compose service runs, built by compose when absent:
+# the real tool runs in them (vegeta attacks a local server through
+# loadgen/vegeta/attack.mjs, h2load through loadgen/h2load/run.mjs), so
+# nothing may be skipped. The tools are the engine's table's (cli.mjs tools).
+test_unit_load_tools_own_tests_in_their_images() {
+  local rows row tool service profile image out ran=()
+  rows=$(in_image NODE_IMAGE node scripts/lab/cli.mjs tools)
+  while read -r row; do
+    read -r tool service profile <<<"${row}"
+    [[ -d "${LAB_ROOT}/loadgen/${tool}/test" ]] || continue
+    image=$(compose --profile "${profile}" config --images "${service}")
+    docker image inspect "${image}" >/dev/null 2>&1 || compose --profile "${profile}" build -q "${service}" </dev/null
+    out=$(docker run --rm --network none -v "${LAB_ROOT}:/lab:ro" -w /lab "${image}" \
+      node --test --test-reporter=spec "loadgen/${tool}/test/**/*.test.mjs" </dev/null 2>&1) \
+      || { echo "${out}"; fail "${tool}: node --test loadgen/${tool}/test in ${image} (the ${service} service's image) failed (above)"; }
+    echo "${tool} in ${image}:"
+    tail -n 8 <<<"${out}"
+    assert_match $'(^|\n)ℹ skipped 0(\n|$)' "${out}" "node --test loadgen/${tool}/test in ${image}, the real ${tool} included"
+    ran+=("${tool}")
+  done <<<"${rows}"
+  echo "ran the own tests of: ${ran[*]}"
+  assert_ge 1 "${#ran[@]}" "load tools with tests of their own (loadgen/TOOL/test)"
 }
 
 test_unit_certificates_node_test() {
@@ -437,7 +438,7 @@ LOADGEN_SCRIPT='/loadgen/open.js'" "$(cat "${dir}/load.env")" "the step's load.e
 # file_prefixed, give the step's values, its load environment (the runner's
 # own variables included) and its compose settings.
 test_unit_runner_reads_the_planners_step_folders() {
-  local out="results/.unit-plan-$$" values
+  local out="results/.unit-plan-$$" values tools services profiles sized
   labctl_plan() {
     docker run --rm --network none --user "${LAB_UID}:${LAB_GID}" -v "${LAB_ROOT}:/lab" -w /lab \
       "$(env_value NODE_IMAGE)" node scripts/lab/cli.mjs plan "$@"
@@ -454,9 +455,15 @@ test_unit_runner_reads_the_planners_step_folders() {
       "$(step_value "${step}" profile) x$(step_value "${step}" replicas) $(step_value "${step}" seconds)s"
     file_prefixed "${step}/step.env" load | sed "s/^/load: /" | grep -E "^load: (RATE|TESTID|LOADGEN_SCRIPT|LOADGEN_REPLICAS)="
     file_prefixed "${step}/step.env" compose | sed "s/^/compose: /"')
+  # Every load tool of the engine's table (cli.mjs tools), whichever the steps
+  # use; the sized ones as run.env names them (scripts/lab/test/runfolder.test.mjs).
+  tools=$(in_image NODE_IMAGE node scripts/lab/cli.mjs tools)
+  services=$(awk '{ print $2 }' <<<"${tools}" | paste -sd' ' -)
+  profiles=$(awk '{ print "--profile " $3 }' <<<"${tools}" | paste -sd' ' -)
+  sized=$(sed -n 's/^sized_services=//p' "${LAB_ROOT}/${out}/run.env")
   rm -rf "${LAB_ROOT:?}/${out}"
   echo "${values}"
-  assert_eq "run: 2 steps, preflight none, services loadgen holder vegeta h2load, --profile load --profile hold --profile attack --profile bench, sized holder" \
+  assert_eq "run: 2 steps, preflight none, services ${services}, ${profiles}, sized ${sized}" \
     "$(sed -n 1p <<<"${values}")" "run.env as the runner reads it"
   assert_match '^step: 1/2 backend-timeout-2s loadgen load x1 [0-9.]+s$' "$(sed -n 2p <<<"${values}")" "step 1's step.env"
   assert_match "load: TESTID=backend-timeout-\\.unit-plan-[0-9]+-backend-timeout-2s" "${values}" "the step's test id"
