@@ -57,7 +57,7 @@ test_e2e_11_scenario_steps_become_grafana_annotations() {
           res.end("{\"id\":1}");
         });
       }).listen(3000);' >/dev/null
-  scenario_judged client-timeout client-timeout --quick
+  scenario_judged verdicts client-timeout --quick
   posts=$(docker logs "${fake}" 2>&1)
   docker rm -f "${fake}" >/dev/null
   echo "${posts}"

@@ -1,19 +1,22 @@
-// The requests k6 sent and those that failed, summed over its summaries (one
-// per load-generator replica), as "REQUESTS FAILED":
+// The requests k6 sent and those that failed, as the report reads them (the
+// engine's k6 reader, scripts/lab/evidence/k6.mjs, on the summaries' folder),
+// as "REQUESTS FAILED":
 //   node tests/e2e/checks/k6-counts.mjs SUMMARY.json...
-// The e2e tests' reader; tests/e2e/checks/load.test.mjs judges the counts.
-import { readFileSync } from 'node:fs';
+// The SUMMARYs are one load's replicas, alone in their folder: the reader
+// takes every loadgen-N.json there, and a difference is an error.
+import { basename, dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { read } from '../../../scripts/lab/evidence/k6.mjs';
 
 export function k6Counts(files) {
-  let requests = 0;
-  let failed = 0;
-  for (const file of files) {
-    const { metrics } = JSON.parse(readFileSync(file, 'utf8'));
-    requests += metrics.http_reqs.values.count;
-    failed += metrics.http_req_failed.values.passes;
+  const dirs = [...new Set(files.map((f) => dirname(f)))];
+  if (dirs.length !== 1) throw new Error(`one load's k6 summaries, in one folder: expected one folder, found ${dirs.join(', ')}`);
+  const { measured, files: found, unreadable } = read(dirs[0], { load: { env: {} } });
+  const given = files.map((f) => basename(f)).sort().join(' ');
+  if ([...found].sort().join(' ') !== given || unreadable.length > 0) {
+    throw new Error(`k6 summaries in ${dirs[0]}: expected ${given}, the reader found ${found.join(' ') || 'none'}${unreadable.length ? ` and could not read ${unreadable.join(' ')}` : ''}`);
   }
-  return { requests, failed };
+  return { requests: measured.requests, failed: measured.failed };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {

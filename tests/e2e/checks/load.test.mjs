@@ -1,7 +1,9 @@
 // A load the e2e tests ran (tests/e2e-stack.sh, tests/e2e-reloads.sh),
-// judged on k6's own summaries (each replica's latency histogram too):
+// judged on k6's own summaries as the report reads them (k6-counts.mjs),
+// and each replica's latency histogram:
 //   E2E_LOAD              what the load was, for the messages
-//   E2E_SUMMARIES         k6 summaries (one per replica), space-separated
+//   E2E_SUMMARIES         k6 summaries (one per replica, alone in their
+//                         folder), space-separated
 //   E2E_MIN_REQUESTS      the fewest requests k6 must have sent
 //   E2E_MAX_FAILED        (optional) the most that may have failed
 //   E2E_HAPROXY_REQUESTS  (optional) the requests HAProxy counted on fe_main
