@@ -13,8 +13,7 @@ test_static_compose_config_every_profile() {
 
 # The memory limits the doctor and the connection preflight read from
 # "compose config": each service's own, though a service's config also lists
-# what it depends on (the holder's once read as the first one listed, a
-# backend's 512 MiB).
+# what it depends on (the holder's lists a backend's 512 MiB before its own).
 test_static_memory_limits_are_each_services_own() {
   local limits
   limits=$(HOLDER_MEMORY=768m BACKEND_MEMORY=256m HAPROXY_MEMORY=3g memory_limits --profile hold)

@@ -186,7 +186,7 @@ targets_all_up() {
 
 # scraped_everywhere: every target up, and DNS discovery has found every
 # backend replica and every node's container-exporter (until its first
-# refresh the jobs are missing, not down: one run passed "all up" without them).
+# refresh the jobs are missing, not down, so "all up" alone passes without them).
 scraped_everywhere() {
   local up
   targets_all_up || return 1

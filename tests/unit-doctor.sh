@@ -242,8 +242,8 @@ test_unit_doctor_compose_below_the_floor_fails_with_the_fix() {
 }
 
 # No docker on PATH at all: the one line that says to install it (the
-# doctor's own docker function once hid a missing command: "command -v
-# docker" found the function), the rest checked without it.
+# doctor's own docker function must not hide a missing command, as "command
+# -v docker" would by finding the function), the rest checked without it.
 test_unit_doctor_no_docker_on_path_says_install_it() {
   local dir out err rc=0
   dir=$(doctor_setup)

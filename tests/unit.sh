@@ -329,11 +329,11 @@ test_unit_nofile_above_dockers_limit_stops_the_runner() {
 }
 
 # Ctrl-C reaches the runner while it expands a command's second command
-# substitution: bash 5.2.15 then failed to parse the runner's trap ("interrupt
-# trap: unexpected EOF while looking for matching `)'") and exited 2 with the
-# Ctrl-C lost (about one interrupt in two in this loop, once in CI). The
-# runner now works in a process group of its own while the shell that holds
-# the traps only waits (supervise): every interrupt must end in 130, with the
+# substitution: bash 5.2.15 then fails to parse the runner's trap
+# ("interrupt trap: unexpected EOF while looking for matching `)'") and exits
+# 2 with the Ctrl-C lost, about one interrupt in two in this loop. So the
+# runner works in a process group of its own while the shell that holds the
+# traps only waits (supervise): every interrupt must end in 130, with the
 # runner's group gone.
 test_unit_scenario_ctrl_c_during_command_substitutions_exits_130() {
   local marker attempt pid rc codes=""
@@ -362,9 +362,9 @@ test_unit_scenario_ctrl_c_during_command_substitutions_exits_130() {
 
 # A run whose verdict failed (exit 3) still puts HAProxy back on the baseline,
 # restarting it when the step's listening sockets differ. The cleanup runs in
-# the EXIT trap, where a bare "return" returns the script's exit status: that
-# once made every check fail and left the step's config running. Docker and
-# the node image are stubbed: the calls the cleanup makes are the result.
+# the EXIT trap, where a bare "return" returns the script's exit status, which
+# would fail every check and leave the step's config running. Docker and the
+# node image are stubbed: the calls the cleanup makes are the result.
 test_unit_scenario_cleanup_after_a_failed_verdict_restores_the_baseline() {
   local dir rc=0 err
   dir=$(mktemp -d)
@@ -472,7 +472,7 @@ test_unit_runner_reads_the_planners_step_folders() {
 }
 
 # The connection preflight's limits come from each side's own container: the
-# holder's open files from a holder container (once read from backend-slow's),
+# holder's open files from a holder container (not from backend-slow's),
 # every HAProxy instance's and the first backend's from theirs. Compose and
 # Docker are stubbed, each container answering its own limit.
 test_unit_collect_limits_reads_each_services_own_container() {

@@ -9,7 +9,7 @@
 //     be the same as folder"); titles are unique; uids are unique, at most 40
 //     characters of [A-Za-z0-9_-]
 //   - every datasource a panel or target names is a provisioned one
-// Truthful panels (each rule is a defect a user once saw):
+// Truthful panels (each rule a way a panel can mislead its reader):
 //   - a series keeps the unit of what it counts: connection counts in a
 //     connection unit, rates in a per-second unit (maxconn drawn in req/s);
 //     CPU seconds per second are cores, not a rate
