@@ -40,7 +40,7 @@ test_e2e_08a_dashboard_panels_after_the_sweep() {
 # Grafana annotations: a stand-in "grafana" on the lab network records what
 # the runner posts (no registry here has Grafana itself). client-timeout
 # --quick: two steps, under a minute; the same run is client-timeout's e2e
-# test (its verdicts judged: tests/e2e/checks/client-timeout.test.mjs), one
+# test (its verdicts judged: tests/e2e/checks/verdicts.test.mjs), one
 # run for both.
 test_e2e_11_scenario_steps_become_grafana_annotations() {
   local fake="${COMPOSE_PROJECT_NAME}-fake-grafana" posts secret
