@@ -5,8 +5,9 @@
 // Adding a load tool = its folder (loadgen/TOOL, its tests in loadgen/TOOL/test
 // run in its image), an entry here, its compose service, its summary reader
 // (evidence/readers.mjs) and its image lines. Two more, which static tests
-// hold to this table: its knobs in docs/knobs.md, and its service in the
-// dashboard's selectors of the load tools. Nothing else names a tool.
+// ask for: its knobs in docs/knobs.md (tests/lib/knobs.mjs), and its service
+// in the dashboard's selectors of the load tools (tests/lib/dashboards.mjs).
+// Nothing else names a tool.
 //
 // Fields:
 //   service, profile  its compose service and the profile that starts it

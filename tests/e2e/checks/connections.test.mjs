@@ -1,5 +1,5 @@
 // connections --quick --replicas 2 (E2E_RUN): every verdict passed (the
-// scenario's: each level held whole by the clients and by HAProxy through the
+// scenario's: each level held by the clients and by HAProxy through the
 // hold, no failure); HAProxy's bytes per connection measured (small levels
 // are within the memory noise, so only that a number came) and where a
 // connection's CPU goes.
