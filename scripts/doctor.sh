@@ -157,8 +157,19 @@ reachable() {
   return 1
 }
 
+# built_service NAME: the compose service that builds image NAME: .env names
+# the images compose builds haproxy-lab/..., and NAME is SERVICE_IMAGE
+# (H2LOAD_IMAGE: h2load); status 1 for an image compose pulls.
+built_service() {
+  local default service="${1%_IMAGE}"
+  default=$(unset "$1"; COMPOSE_ENV_FILES=.env env_value "$1")
+  [[ "${default}" == haproxy-lab/* ]] || return 1
+  service="${service,,}"
+  echo "${service//_/-}"
+}
+
 check_images() {
-  local name image check why fix
+  local name image check why fix service
   while read -r name; do
     image=$(env_value "${name}")
     check="image ${name}"
@@ -167,15 +178,9 @@ check_images() {
       report FAIL "${check}" "not set in ${COMPOSE_ENV_FILES:-.env}" "git checkout -- .env (it names every image)"
     elif present "${image}"; then
       report ok "${check}" "${image} present"
-    elif [[ "${name}" == NETPROBE_IMAGE ]]; then
-      report warn "${check}" "${image} not built yet (built from netprobe/Dockerfile when a scenario needs it)" \
-        "docker compose --profile tools build netprobe"
-    elif [[ "${name}" == VEGETA_IMAGE ]]; then
-      report warn "${check}" "${image} not built yet (built from loadgen/vegeta/Dockerfile when a scenario runs vegeta)" \
-        "docker compose --profile attack build vegeta (with no registry: scripts/offline-images.sh)"
-    elif [[ "${name}" == H2LOAD_IMAGE ]]; then
-      report warn "${check}" "${image} not built yet (built from loadgen/h2load/Dockerfile when a scenario runs h2load)" \
-        "docker compose --profile bench build h2load (with no registry: scripts/offline-images.sh)"
+    elif service=$(built_service "${name}"); then
+      report warn "${check}" "${image} not built yet (compose builds it, the ${service} service's, the first time a scenario needs it)" \
+        "docker compose --profile '*' build ${service} (with no registry: scripts/offline-images.sh)"
     elif [[ "${name}" == HAPROXY_PREVIOUS_IMAGE ]]; then
       report warn "${check}" "${image} not here yet (only scripts/scenario.sh --versus previous runs it; the runner pulls it then)" \
         "docker pull ${image} (with no registry: scripts/offline-images.sh)"

@@ -7,8 +7,8 @@
 # profile, as the env files resolve them (.env, or COMPOSE_ENV_FILES=.env,offline.env
 # for the stand-ins scripts/offline-images.sh builds).
 #   list       each image, present here or missing
-#   pull       pulls the registry's images and builds the lab's own (vegeta,
-#              h2load, netprobe); offline, says what scripts/offline-images.sh builds
+#   pull       pulls the registry's images and builds the lab's own (the
+#              services compose.yaml builds); offline, says what scripts/offline-images.sh builds
 #   save FILE  every image into FILE (one docker save archive) and its
 #              checksum into FILE.sha256; refuses a FILE that exists and an
 #              image that is missing (offline, Grafana: it has no stand-in)
@@ -55,8 +55,8 @@ cmd_list() {
   done < <(lab_images)
 }
 
-# cmd_pull: online, compose pulls what it does not build, then builds
-# vegeta, h2load and netprobe; offline the stand-ins come from
+# cmd_pull: online, compose pulls what it does not build, then builds the
+# rest (the services with a build: in compose.yaml); offline the stand-ins come from
 # scripts/offline-images.sh, never from a registry: only checked.
 cmd_pull() {
   local missing
@@ -67,7 +67,7 @@ cmd_pull() {
     log "every stand-in is present (offline.env has no Grafana: the lab starts without it)"
     return 0
   fi
-  log "pulling every image compose.yaml uses (docker compose pull), then building vegeta, h2load and netprobe"
+  log "pulling every image compose.yaml uses (docker compose pull), then building the lab's own (docker compose build)"
   compose --profile '*' pull --ignore-buildable \
     || die "docker compose pull failed (above): with no registry, load the images from a file: scripts/images.sh load FILE"
   compose --profile '*' build || die "docker compose build failed (above)"

@@ -37,9 +37,9 @@ assert_fails_with() {
 
 # ports_free WHO [PORT...]: the group's host ports (or PORTs), once its own
 # containers are gone, answer nobody; else one line naming who holds the
-# first taken one. WHO names the group in that line.
-# Two test sessions on one Docker (two clones' CI at once) once failed 18
-# tests with "port is already allocated" instead of this line.
+# first taken one. WHO names the group in that line: two test sessions on
+# one Docker (two clones' CI at once) would otherwise fail every test with
+# compose's "port is already allocated".
 ports_free() {
   local who="$1" port holder
   shift

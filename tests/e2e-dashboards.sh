@@ -40,7 +40,7 @@ test_e2e_08a_dashboard_panels_after_the_sweep() {
 # Grafana annotations: a stand-in "grafana" on the lab network records what
 # the runner posts (no registry here has Grafana itself). client-timeout
 # --quick: two steps, under a minute; the same run is client-timeout's e2e
-# test (its verdicts judged: tests/e2e/checks/client-timeout.test.mjs), one
+# test (its verdicts judged: tests/e2e/checks/verdicts.test.mjs), one
 # run for both.
 test_e2e_11_scenario_steps_become_grafana_annotations() {
   local fake="${COMPOSE_PROJECT_NAME}-fake-grafana" posts secret
@@ -57,7 +57,7 @@ test_e2e_11_scenario_steps_become_grafana_annotations() {
           res.end("{\"id\":1}");
         });
       }).listen(3000);' >/dev/null
-  scenario_judged client-timeout client-timeout --quick
+  scenario_judged verdicts client-timeout --quick
   posts=$(docker logs "${fake}" 2>&1)
   docker rm -f "${fake}" >/dev/null
   echo "${posts}"

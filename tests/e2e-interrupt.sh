@@ -60,27 +60,25 @@ test_e2e_10_interrupt_restores_the_lab_and_keeps_partial_results() {
   assert_lab_restored
 }
 
-# Ctrl-C while the connection holders hold (step 2 of 3): no holder container
-# is left, running or stopped (they would hold connections through HAProxy
-# and the next run's replicas), nor any k6; HAProxy is back on the baseline,
-# the backends (scaled up for the holders) back to 1 + 1, and the partial
-# results are kept.
+# Ctrl-C while the connection holders hold (step 2 of 3): no container of
+# any load tool is left, running or stopped (a holder would hold connections
+# through HAProxy and the next run's replicas); HAProxy is back on the
+# baseline, the backends (scaled up for the holders) back to 1 + 1, and the
+# partial results are kept.
 test_e2e_10a_interrupting_connections_removes_the_holders() {
-  local rc=0 run before holders loadgens description scale
+  local rc=0 run before tools description scale
   e2e_up
   before=$(newest_run connections)
   ctrl_c 180 step_2_holding -- scripts/scenario.sh connections --quick --replicas 2 || rc=$?
   # What the runner left, read before any assertion stops the test (the
   # next test's e2e_up cleans up after a runner that did not).
-  holders=$(compose --profile hold ps -a --format '{{.Name}} {{.State}}' holder)
-  loadgens=$(compose --profile load ps -a --format '{{.Name}} {{.State}}' loadgen)
+  tools=$(compose "${E2E_LOAD_PROFILES[@]}" ps -a --format '{{.Name}} {{.State}}' "${E2E_LOAD_SERVICES[@]}")
   description=$(haproxy_info description)
   scale=$(backend_scale)
   run=$(newest_run connections)
   assert_eq 130 "${rc}" "exit code after Ctrl-C while the holders run"
   [[ "${run}" != "${before}" ]] || fail "no new connections run folder"
-  assert_eq "" "${holders}" "holder containers left by the interrupted run (compose --profile hold ps -a holder)"
-  assert_eq "" "${loadgens}" "k6 containers left by the interrupted run (compose --profile load ps -a loadgen)"
+  assert_eq "" "${tools}" "load tool containers left by the interrupted run (${E2E_LOAD_SERVICES[*]})"
   assert_eq baseline "${description}" "HAProxy config after the interrupted run"
   assert_eq "backend-fast=1,backend-slow=1" "${scale}" "backend scale after the interrupted run"
   e2e_check interrupted E2E_RUN="${run}"

@@ -1,10 +1,10 @@
 # shellcheck shell=bash
 # End to end, the long-lived scenarios of scripts/scenario.sh, --quick: every
-# verdict passes (scenario.sh exits 0), e.g. the client-timeout trap fails
-# 35-65% of requests and its fix none, the backend-timeout plateau is within
-# 15% of rate × timeout, a tipping point is found. Their summaries are judged
-# by tests/e2e/checks/*.test.mjs; ceiling names HAProxy as what saturated.
-# Helpers and setup: tests/e2e.sh.
+# verdict passes (scenario.sh exits 0: the scenarios' own expectations, e.g.
+# backend-timeout's plateau at rate × timeout), a tipping point is found.
+# Their summaries are judged by tests/e2e/checks/*.test.mjs, which assert
+# only what no verdict does; ceiling names what saturated. Helpers and
+# setup: tests/e2e.sh.
 
 test_slow_09a_tipping_point_quick() {
   scenario_judged tipping-point tipping-point --quick
@@ -14,8 +14,8 @@ test_slow_09a_tipping_point_quick() {
   grep -q '>p50 and p99 latency against the rate achieved<' "${chart}" || fail "no latency-vs-achieved-rate panel"
 }
 
-# mean − floor = sleep/2 ±10%, connections = rate × mean ±15% on both sides
-# (the scenario's own verdicts).
+# The scenario's own verdicts: mean − floor against sleep/2, the
+# connections against rate × mean on both sides of HAProxy.
 test_slow_09a_long_lived_quick() {
   scenario_judged verdicts long-lived --quick
 }
@@ -24,7 +24,7 @@ test_slow_09a_long_lived_quick() {
 # the run whose Grafana annotations it checks.
 
 test_slow_09a_backend_timeout_quick() {
-  scenario_judged backend-timeout backend-timeout --quick
+  scenario_judged verdicts backend-timeout --quick
   assert_eq 0 "$(compose exec -T backend-slow printenv SERVER_TIMEOUT_MS)" "backend server timeout after the scenario"
 }
 
@@ -34,7 +34,7 @@ test_slow_09a_backend_timeout_quick() {
 # saturated named at each curve's top (HAProxy or the client side: on 2
 # cores the client side often runs out first), the second method and the
 # reference measured, the cores given back afterwards. Its prediction verdict
-# (±15%) is the benchmark's, not this test's: the scenario may exit 3 here.
+# is the benchmark's, not this test's: the scenario may exit 3 here.
 test_slow_09a_ceiling_quick() {
   local before run rc=0
   e2e_up

@@ -60,9 +60,9 @@ test_e2e_03a_scale_back_to_1_haproxy_drops_the_others() {
 }
 
 # k6_requests SUMMARY...: the requests k6 sent, summed over its summaries
-# (paths relative to the repository).
+# (paths relative to the repository) as the report reads them.
 k6_requests() {
-  in_image NODE_IMAGE node tests/e2e/checks/k6-counts.mjs "$@" | awk '{ print $1 }'
+  in_image NODE_IMAGE node tests/e2e/checks/load-counts.mjs k6 "$@" | awk '{ print $1 }'
 }
 
 prom_at_least() { # PROMQL MIN

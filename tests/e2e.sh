@@ -12,6 +12,10 @@
 [[ -z "${E2E_SOURCED:-}" ]] || return 0
 E2E_SOURCED=1
 readonly E2E_SERVICES=(haproxy backend-slow backend-fast prometheus container-exporter docker-api-gate haproxy-exporter)
+# Every load tool's compose service and "--profile P" for each, from the
+# engine's table (read_load_tools): a tool added there is cleaned up here too.
+E2E_LOAD_SERVICES=()
+E2E_LOAD_PROFILES=()
 E2E_TESTID="e2e-$(date +%s)-$$"
 E2E_SUMMARIES="results/.${E2E_TESTID}"
 e2e_started=0
@@ -24,8 +28,24 @@ e2e_env() {
   export PROMETHEUS_PORT=19090 GRAFANA_PORT=13000
 }
 
+# read_load_tools: E2E_LOAD_SERVICES and E2E_LOAD_PROFILES from
+# scripts/lab/cli.mjs tools ("TOOL SERVICE PROFILE" lines), once per session:
+# e2e_setup reads them before the tests' subshells start.
+read_load_tools() {
+  [[ ${#E2E_LOAD_SERVICES[@]} -eq 0 ]] || return 0
+  local rows service profile
+  rows=$(in_image NODE_IMAGE node scripts/lab/cli.mjs tools) || { fail "scripts/lab/cli.mjs tools failed (above)"; return 1; }
+  while read -r _ service profile; do
+    [[ -n "${service}" ]] || continue
+    E2E_LOAD_SERVICES+=("${service}")
+    E2E_LOAD_PROFILES+=(--profile "${profile}")
+  done <<<"${rows}"
+  [[ -n "${E2E_LOAD_SERVICES[*]}" ]] || fail "scripts/lab/cli.mjs tools named no load tool"
+}
+
 e2e_setup() {
   e2e_env
+  read_load_tools || return 1
   e2e_started=1
   compose --profile '*' down -v --remove-orphans --timeout 5 >/dev/null 2>&1 || true
   ports_free e2e || return 1
@@ -63,7 +83,8 @@ remove_refusing_members() {
 # runner that did not clean up, HAProxy on the baseline config. Cheap when the
 # lab is already so (compose up --wait changes nothing, ~2 s).
 e2e_up() {
-  compose --profile load --profile hold --profile attack --profile bench rm -sf loadgen holder vegeta h2load >/dev/null 2>&1 || true
+  read_load_tools
+  compose "${E2E_LOAD_PROFILES[@]}" rm -sf "${E2E_LOAD_SERVICES[@]}" >/dev/null 2>&1 || true
   quiet_compose up -d --wait --wait-timeout 180 "$@" "${E2E_SERVICES[@]}"
   haproxy_on_baseline || fail "HAProxy is not on its baseline and could not be recreated (docker compose up -d --force-recreate haproxy)"
 }
@@ -138,7 +159,7 @@ assert_run_files() { # RUN
   for f in plan.json summary.csv summary.json report.md chart.svg; do
     [[ -s "${LAB_ROOT}/$1/${f}" ]] || fail "$1/${f} missing"
   done
-  # Any load tool's first replica: loadgen-1.json, holder-1.json, vegeta-1.json.
+  # Any load tool's first replica: SERVICE-1.json.
   compgen -G "${LAB_ROOT}/$1/steps/*/*-1.json" >/dev/null || fail "$1: no load-generator summaries"
   compgen -G "${LAB_ROOT}/$1/configs/*.cfg" >/dev/null || fail "$1: no rendered configs"
   grep -q '^global' "$(compgen -G "${LAB_ROOT}/$1/configs/*.cfg" | head -n 1)" || fail "$1: config is not HAProxy's"
@@ -167,6 +188,7 @@ scenario_judged() {
 # 1 + 1 backends.
 assert_lab_restored() {
   assert_eq baseline "$(haproxy_info description)" "HAProxy config after the scenario"
-  assert_eq "" "$(compose --profile load --profile hold --profile attack --profile bench ps -q loadgen holder vegeta h2load)" "load generators left"
+  read_load_tools
+  assert_eq "" "$(compose "${E2E_LOAD_PROFILES[@]}" ps -q "${E2E_LOAD_SERVICES[@]}")" "load generators left (${E2E_LOAD_SERVICES[*]})"
   assert_eq "backend-fast=1,backend-slow=1" "$(backend_scale)" "backend scale after the scenario"
 }

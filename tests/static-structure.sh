@@ -10,9 +10,9 @@ test_static_engine_imports_point_one_way() {
 }
 
 # Every shell function a script of scripts/ uses is defined in it or in a
-# file it sources (a library that calls a function only its caller defines
-# breaks when another script sources it), and none is defined twice among
-# the files one script loads (tests/lib/shell-functions.mjs).
+# file it sources: a library that calls a function only its caller defines
+# fails in every other script that sources it. And none is defined twice
+# among the files one script loads (tests/lib/shell-functions.mjs).
 test_static_shell_functions_come_from_the_file_or_what_it_sources() {
   in_image NODE_IMAGE node tests/lib/shell-functions.mjs scripts/*.sh scripts/lib/*.sh .ci/run
 }

@@ -13,8 +13,7 @@ test_static_compose_config_every_profile() {
 
 # The memory limits the doctor and the connection preflight read from
 # "compose config": each service's own, though a service's config also lists
-# what it depends on (the holder's once read as the first one listed, a
-# backend's 512 MiB).
+# what it depends on (the holder's lists a backend's 512 MiB before its own).
 test_static_memory_limits_are_each_services_own() {
   local limits
   limits=$(HOLDER_MEMORY=768m BACKEND_MEMORY=256m HAPROXY_MEMORY=3g memory_limits --profile hold)
@@ -66,8 +65,8 @@ test_static_swarm_publishes_only_the_app_ports() {
 test_static_default_images_are_official_and_pinned() {
   local images image
   # What a user pulls: every service's image, except the ones compose builds
-  # here (netprobe, vegeta, h2load), for which the base images their Dockerfiles start
-  # from (the build arguments named *_IMAGE).
+  # here (a service with a build:), for which the base images their
+  # Dockerfiles start from (the build arguments named *_IMAGE).
   # shellcheck disable=SC2016 # a JavaScript template, not a shell expansion
   images=$(COMPOSE_ENV_FILES=.env compose --profile '*' config --format json | in_image NODE_IMAGE node -e '
     const services = Object.values(JSON.parse(require("fs").readFileSync(0, "utf8")).services);
@@ -199,11 +198,11 @@ test_static_load_tools_match_compose() {
   return "${rc}"
 }
 
-# The runner (bash), the engine (node), the backend and the connection holder
-# stay readable: no function over 60 lines, each doing one thing a name can say.
+# The runner (bash), the engine (node), the backend and the load tools' node
+# code stay readable: no function over 60 lines, each doing one thing a name can say.
 test_static_no_function_over_60_lines_in_runner_or_engine() {
   local files=() file
-  for file in scripts/scenario.sh scripts/lib/*.sh scripts/lab/*.mjs scripts/lab/*/*.mjs backend/*.mjs loadgen/holder/*.mjs; do
+  for file in scripts/scenario.sh scripts/lib/*.sh scripts/lab/*.mjs scripts/lab/*/*.mjs backend/*.mjs loadgen/*/*.mjs; do
     [[ "${file}" == */test/* ]] || files+=("${file}")
   done
   docker run --rm --network none -v "${LAB_ROOT}:/lab:ro" -w /lab "$(env_value NODE_IMAGE)" \

@@ -186,7 +186,7 @@ targets_all_up() {
 
 # scraped_everywhere: every target up, and DNS discovery has found every
 # backend replica and every node's container-exporter (until its first
-# refresh the jobs are missing, not down: one run passed "all up" without them).
+# refresh the jobs are missing, not down, so "all up" alone passes without them).
 scraped_everywhere() {
   local up
   targets_all_up || return 1
@@ -252,7 +252,7 @@ one_host_run() {
 # the other nodes, every one of them running some
 # (tests/e2e/checks/swarm-equals-one-host.test.mjs).
 judged_as_on_one_host() {
-  local on_swarm on_one_host haproxy
+  local on_swarm on_one_host haproxy service filters=()
   on_swarm=$(swarm_run "$@")
   on_one_host=$(one_host_run "$@")
   cat "${LAB_ROOT}/${on_swarm}/summary.csv"
@@ -260,7 +260,9 @@ judged_as_on_one_host() {
   e2e_check swarm-equals-one-host E2E_RUN="${on_swarm}" E2E_ONE_HOST="${on_one_host}" E2E_HAPROXY_NODE="${haproxy}" \
     E2E_CLIENT_NODES="$(on_swarm node ls --format '{{.Hostname}}' | grep -vx "${haproxy}" | xargs)"
   assert_eq "backend-fast=${SWARM_FAST},backend-slow=${SWARM_SLOW}" "$(stack_scale)" "the backends' scale on the Swarm after the run"
-  assert_eq "" "$(on_swarm service ls -q --filter name=haproxy-lab_loadgen --filter name=haproxy-lab_holder)" "load generators left on the Swarm"
+  read_load_tools
+  for service in "${E2E_LOAD_SERVICES[@]}"; do filters+=(--filter "name=haproxy-lab_${service}"); done
+  assert_eq "" "$(on_swarm service ls -q "${filters[@]}")" "load generators left on the Swarm (${E2E_LOAD_SERVICES[*]})"
 }
 
 # stack_scale: the backends' replicas on the Swarm, "backend-fast=N,backend-slow=N".

@@ -242,8 +242,8 @@ test_unit_doctor_compose_below_the_floor_fails_with_the_fix() {
 }
 
 # No docker on PATH at all: the one line that says to install it (the
-# doctor's own docker function once hid a missing command: "command -v
-# docker" found the function), the rest checked without it.
+# doctor's own docker function must not hide a missing command, as "command
+# -v docker" would by finding the function), the rest checked without it.
 test_unit_doctor_no_docker_on_path_says_install_it() {
   local dir out err rc=0
   dir=$(doctor_setup)
@@ -336,13 +336,13 @@ test_unit_doctor_missing_image_not_pullable_names_offline_images() {
   vegeta=$(COMPOSE_ENV_FILES=.env env_value VEGETA_IMAGE)
   golang=$(COMPOSE_ENV_FILES=.env env_value GOLANG_IMAGE)
   out=$(run_doctor "${dir}" COMPOSE_ENV_FILES=.env FAKE_ABSENT="${vegeta} ${golang}")
-  assert_match '^warn image VEGETA_IMAGE: .* not built yet .*; fix: docker compose --profile attack build vegeta' \
+  assert_match "^warn image VEGETA_IMAGE: .* not built yet .*; fix: docker compose --profile '\\*' build vegeta \\(with no registry: scripts/offline-images.sh\\)$" \
     "$(line_of 'image VEGETA_IMAGE' "${out}")" "vegeta not built"
   assert_match "^ok   image GOLANG_IMAGE: ${golang} not present, pullable" "$(line_of 'image GOLANG_IMAGE' "${out}")" "golang for building vegeta"
   # h2load's, built by compose too: a warning.
   h2load=$(COMPOSE_ENV_FILES=.env env_value H2LOAD_IMAGE)
   out=$(run_doctor "${dir}" COMPOSE_ENV_FILES=.env FAKE_ABSENT="${h2load}")
-  assert_match '^warn image H2LOAD_IMAGE: .* not built yet .*; fix: docker compose --profile bench build h2load' \
+  assert_match "^warn image H2LOAD_IMAGE: .* not built yet .*; fix: docker compose --profile '\\*' build h2load \\(with no registry: scripts/offline-images.sh\\)$" \
     "$(line_of 'image H2LOAD_IMAGE' "${out}")" "h2load not built"
   out=$(run_doctor "${dir}" COMPOSE_ENV_FILES=.env FAKE_ABSENT="${golang}" FAKE_NO_REGISTRY=1 2>/dev/null || true)
   assert_match "^ok   image GOLANG_IMAGE: ${golang} not needed: VEGETA_IMAGE" "$(line_of 'image GOLANG_IMAGE' "${out}")" "golang with vegeta built"
@@ -358,7 +358,7 @@ test_unit_doctor_missing_image_not_pullable_names_offline_images() {
     "$(line_of 'image HAPROXY_IMAGE' "${out}")" "stand-in not built"
   assert_match '^warn image GRAFANA_IMAGE: .*no Grafana stand-in; fix: scripts/up.sh starts the lab without Grafana \(each scenario run still writes its chart under results/\)$' \
     "$(line_of 'image GRAFANA_IMAGE' "${out}")" "offline Grafana"
-  assert_match '^warn image NETPROBE_IMAGE: .*; fix: docker compose --profile tools build netprobe$' \
+  assert_match "^warn image NETPROBE_IMAGE: .*; fix: docker compose --profile '\\*' build netprobe \\(with no registry: scripts/offline-images.sh\\)$" \
     "$(line_of 'image NETPROBE_IMAGE' "${out}")" "netprobe not built"
   rm -rf "${dir}"
 }

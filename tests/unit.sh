@@ -121,10 +121,6 @@ test_unit_k6_reads_values_as_node_does() {
   assert_match 'k6 reads all [0-9]+ cases as node does' "${out}" "k6's reading of loadgen/lib/test/cases.mjs"
 }
 
-test_unit_holder_node_test() {
-  in_image NODE_IMAGE node --test 'loadgen/holder/test/**/*.test.mjs'
-}
-
 test_unit_histogram_node_test() {
   in_image NODE_IMAGE node --test 'loadgen/lib/test/**/*.test.mjs'
 }
@@ -133,24 +129,36 @@ test_unit_wrapper_node_test() {
   in_image NODE_IMAGE node --test 'loadgen/wrapper/test/**/*.test.mjs'
 }
 
-# In the vegeta image (built by compose when absent): its real vegeta attacks
-# a local server through loadgen/vegeta/attack.mjs, so nothing may be skipped.
-test_unit_vegeta_node_test() {
-  local out
-  docker image inspect "$(env_value VEGETA_IMAGE)" >/dev/null 2>&1 || compose --profile attack build -q vegeta
-  out=$(in_image VEGETA_IMAGE node --test 'loadgen/vegeta/test/**/*.test.mjs' 2>&1) || { echo "${out}"; return 1; }
-  echo "${out}" | tail -n 8
-  assert_match $'(^|\n)ℹ skipped 0(\n|$)' "${out}" "node --test in the vegeta image, the real attack included"
-}
-
-# In the h2load image (built by compose when absent): its real h2load loads
-# a local server through loadgen/h2load/run.mjs, so nothing may be skipped.
-test_unit_h2load_node_test() {
-  local out
-  docker image inspect "$(env_value H2LOAD_IMAGE)" >/dev/null 2>&1 || compose --profile bench build -q h2load
-  out=$(in_image H2LOAD_IMAGE node --test 'loadgen/h2load/test/**/*.test.mjs' 2>&1) || { echo "${out}"; return 1; }
-  echo "${out}" | tail -n 8
-  assert_match $'(^|\n)ℹ skipped 0(\n|$)' "${out}" "node --test in the h2load image, the real runs included"
+# Each load tool's own tests (loadgen/TOOL/test, for the tools that have
+# them) in the image its compose service runs, built by compose when absent:
+# the real tool runs in them (vegeta attacks a local server through
+# loadgen/vegeta/attack.mjs, h2load through loadgen/h2load/run.mjs), so
+# nothing may be skipped. The tools are the engine's table's (cli.mjs tools).
+test_unit_load_tools_own_tests_in_their_images() {
+  local rows images row tool service profile image out ran=()
+  rows=$(in_image NODE_IMAGE node scripts/lab/cli.mjs tools)
+  # "SERVICE IMAGE" of every service (compose config --images lists a
+  # service's dependencies' too).
+  # shellcheck disable=SC2016 # a JavaScript template, not a shell expansion
+  images=$(compose --profile '*' config --format json | in_image NODE_IMAGE node -e '
+    const services = JSON.parse(require("fs").readFileSync(0, "utf8")).services;
+    for (const [name, s] of Object.entries(services)) console.log(`${name} ${s.image}`);')
+  while read -r row; do
+    read -r tool service profile <<<"${row}"
+    [[ -d "${LAB_ROOT}/loadgen/${tool}/test" ]] || continue
+    image=$(awk -v s="${service}" '$1 == s { print $2 }' <<<"${images}")
+    [[ -n "${image}" ]] || fail "${tool}: compose config has no image for its service ${service}"
+    docker image inspect "${image}" >/dev/null 2>&1 || compose --profile "${profile}" build -q "${service}" </dev/null
+    out=$(docker run --rm --network none -v "${LAB_ROOT}:/lab:ro" -w /lab "${image}" \
+      node --test --test-reporter=spec "loadgen/${tool}/test/**/*.test.mjs" </dev/null 2>&1) \
+      || { echo "${out}"; fail "${tool}: node --test loadgen/${tool}/test in ${image} (the ${service} service's image) failed (above)"; }
+    echo "${tool} in ${image}:"
+    tail -n 8 <<<"${out}"
+    assert_match $'(^|\n)ℹ skipped 0(\n|$)' "${out}" "node --test loadgen/${tool}/test in ${image}, the real ${tool} included"
+    ran+=("${tool}")
+  done <<<"${rows}"
+  echo "ran the own tests of: ${ran[*]}"
+  assert_ge 1 "${#ran[@]}" "load tools with tests of their own (loadgen/TOOL/test)"
 }
 
 test_unit_certificates_node_test() {
@@ -328,11 +336,11 @@ test_unit_nofile_above_dockers_limit_stops_the_runner() {
 }
 
 # Ctrl-C reaches the runner while it expands a command's second command
-# substitution: bash 5.2.15 then failed to parse the runner's trap ("interrupt
-# trap: unexpected EOF while looking for matching `)'") and exited 2 with the
-# Ctrl-C lost (about one interrupt in two in this loop, once in CI). The
-# runner now works in a process group of its own while the shell that holds
-# the traps only waits (supervise): every interrupt must end in 130, with the
+# substitution: bash 5.2.15 then fails to parse the runner's trap
+# ("interrupt trap: unexpected EOF while looking for matching `)'") and exits
+# 2 with the Ctrl-C lost, about one interrupt in two in this loop. So the
+# runner works in a process group of its own while the shell that holds the
+# traps only waits (supervise): every interrupt must end in 130, with the
 # runner's group gone.
 test_unit_scenario_ctrl_c_during_command_substitutions_exits_130() {
   local marker attempt pid rc codes=""
@@ -361,10 +369,10 @@ test_unit_scenario_ctrl_c_during_command_substitutions_exits_130() {
 
 # A run whose verdict failed (exit 3) still puts HAProxy back on the baseline,
 # restarting it when a step's listening sockets differed (run.env
-# baseline_switch), and reads its sockets back. The cleanup runs in
-# the EXIT trap, where a bare "return" returns the script's exit status: that
-# once made every check fail and left the step's config running. Docker and
-# the node image are stubbed: the calls the cleanup makes are the result.
+# baseline_switch), and reads its sockets back. The cleanup runs in the EXIT
+# trap, where a bare "return" returns the script's exit status, which would
+# fail every check and leave the step's config running. Docker and the node
+# image are stubbed: the calls the cleanup makes are the result.
 test_unit_scenario_cleanup_after_a_failed_verdict_restores_the_baseline() {
   local dir rc=0 err
   dir=$(mktemp -d)
@@ -429,7 +437,7 @@ LOADGEN_SCRIPT='/loadgen/open.js'" "$(cat "${dir}/load.env")" "the step's load.e
 # file_prefixed, give the step's values, its load environment (the runner's
 # own variables included) and its compose settings.
 test_unit_runner_reads_the_planners_step_folders() {
-  local out="results/.unit-plan-$$" values
+  local out="results/.unit-plan-$$" values tools services profiles sized
   labctl_plan() {
     docker run --rm --network none --user "${LAB_UID}:${LAB_GID}" -v "${LAB_ROOT}:/lab" -w /lab \
       "$(env_value NODE_IMAGE)" node scripts/lab/cli.mjs plan "$@"
@@ -446,9 +454,15 @@ test_unit_runner_reads_the_planners_step_folders() {
       "$(step_value "${step}" profile) x$(step_value "${step}" replicas) $(step_value "${step}" seconds)s"
     file_prefixed "${step}/step.env" load | sed "s/^/load: /" | grep -E "^load: (RATE|TESTID|LOADGEN_SCRIPT|LOADGEN_REPLICAS)="
     file_prefixed "${step}/step.env" compose | sed "s/^/compose: /"')
+  # Every load tool of the engine's table (cli.mjs tools), whichever the steps
+  # use; the sized ones as run.env names them (scripts/lab/test/runfolder.test.mjs).
+  tools=$(in_image NODE_IMAGE node scripts/lab/cli.mjs tools)
+  services=$(awk '{ print $2 }' <<<"${tools}" | paste -sd' ' -)
+  profiles=$(awk '{ print "--profile " $3 }' <<<"${tools}" | paste -sd' ' -)
+  sized=$(sed -n 's/^sized_services=//p' "${LAB_ROOT}/${out}/run.env")
   rm -rf "${LAB_ROOT:?}/${out}"
   echo "${values}"
-  assert_eq "run: 2 steps, preflight none, services loadgen holder vegeta h2load, --profile load --profile hold --profile attack --profile bench, sized holder" \
+  assert_eq "run: 2 steps, preflight none, services ${services}, ${profiles}, sized ${sized}" \
     "$(sed -n 1p <<<"${values}")" "run.env as the runner reads it"
   assert_match '^step: 1/2 backend-timeout-2s loadgen load x1 [0-9.]+s$' "$(sed -n 2p <<<"${values}")" "step 1's step.env"
   assert_match "load: TESTID=backend-timeout-\\.unit-plan-[0-9]+-backend-timeout-2s" "${values}" "the step's test id"
@@ -457,7 +471,7 @@ test_unit_runner_reads_the_planners_step_folders() {
 }
 
 # The connection preflight's limits come from each side's own container: the
-# holder's open files from a holder container (once read from backend-slow's),
+# holder's open files from a holder container (not from backend-slow's),
 # every HAProxy instance's and the first backend's from theirs. Compose and
 # Docker are stubbed, each container answering its own limit.
 test_unit_collect_limits_reads_each_services_own_container() {

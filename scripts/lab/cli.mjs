@@ -1,6 +1,9 @@
 // The computing half of scripts/scenario.sh, run in the lab's node container
 // with the repository at the working directory (the host needs only bash):
 //   list                      scenarios with their one-line description and source
+//   tools                     the load tools, one a line: "TOOL SERVICE PROFILE" (its
+//                             compose service and the profile that starts it), for the
+//                             bash that stops or lists every tool (core/loadtools.mjs)
 //   describe NAME             a scenario's steps and options
 //   plan NAME --out DIR [--command C] [--quick] [--duration S] [--replicas N] [--repeat N]
 //                             write DIR/plan.json, DIR/topology.txt, each step's HAProxy config,
@@ -73,6 +76,11 @@ function list() {
   for (const [name, description, source] of rows) {
     console.log(`  ${name.padEnd(width)}  ${description}${source ? ` (${source})` : ''}`);
   }
+}
+
+// tools: each load tool's row as bash reads it (read -r tool service profile).
+function tools() {
+  for (const [name, tool] of Object.entries(LOAD_TOOLS)) console.log(`${name} ${tool.service} ${tool.profile}`);
 }
 
 function settingsText(settings) {
@@ -427,6 +435,7 @@ function figuresCommand(args) {
 function main([command, ...args]) {
   switch (command) {
     case 'list': return list();
+    case 'tools': return tools();
     case 'describe': return describe(args[0] ?? '');
     case 'plan': return plan(args);
     case 'report': return report(args);
@@ -435,7 +444,7 @@ function main([command, ...args]) {
     case 'step-cost': return stepCostCommand(args);
     case 'kept': return keptCommand(args);
     case 'figures': return figuresCommand(args);
-    default: throw new UsageError(`unknown command "${command ?? ''}": use list, describe, plan, preflight, report, stack, step-cost, kept or figures`);
+    default: throw new UsageError(`unknown command "${command ?? ''}": use list, tools, describe, plan, preflight, report, stack, step-cost, kept or figures`);
   }
 }
 

@@ -9,7 +9,7 @@
 //     be the same as folder"); titles are unique; uids are unique, at most 40
 //     characters of [A-Za-z0-9_-]
 //   - every datasource a panel or target names is a provisioned one
-// Truthful panels (each rule is a defect a user once saw):
+// Truthful panels (each rule a way a panel can mislead its reader):
 //   - a series keeps the unit of what it counts: connection counts in a
 //     connection unit, rates in a per-second unit (maxconn drawn in req/s);
 //     CPU seconds per second are cores, not a rate
@@ -22,10 +22,14 @@
 //     (instant) queries renamed by an organize transformation ("Value #A")
 //   - several table queries in one panel are merged into one frame (a bar
 //     chart draws one frame: unmerged, it showed one bar)
+//   - a selector of load tools' containers (service=~"...") names every load
+//     tool's service (the engine's table, scripts/lab/core/loadtools.mjs): a
+//     tool left out would be missing from the figure, silently
 // And the house rules: a fixed uid, a title, a description and a unit on each
 // panel, rate() over $__rate_interval, label_values() variables, no overlaps.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { LOAD_TOOLS } from '../../scripts/lab/core/loadtools.mjs';
 
 const UID_MAX = 40;
 // Below this many connections a "per connection" ratio is noise.
@@ -35,6 +39,7 @@ const MIN_DENOMINATOR = 10;
 const LIMIT_METRICS = new Set(['container_cpu_allowance_cores']);
 // Counters of CPU seconds: their rate is in cores, not per second.
 const CPU_SECONDS = /cpu\w*_seconds_total$/;
+const LOAD_SERVICES = [...new Set(Object.values(LOAD_TOOLS).map((t) => t.service))];
 
 const problems = [];
 const report = (where, text) => problems.push(`${where}: ${text}`);
@@ -160,6 +165,13 @@ function checkExpr(where, expr) {
     const denominator = operandAt(c, m.index + 1);
     if (!isGuarded(denominator)) {
       report(where, `divides by ${expr.slice(m.index + 1).trim().slice(0, denominator.length + 1).trim()}, which can be near zero: filter it, e.g. (... >= 100), and say so in the description`);
+    }
+  }
+  for (const [, alternatives] of expr.matchAll(/\bservice=~"([^"]*)"/g)) {
+    const named = alternatives.split('|');
+    const missing = LOAD_SERVICES.filter((s) => !named.includes(s));
+    if (named.some((s) => LOAD_SERVICES.includes(s)) && missing.length > 0) {
+      report(where, `selects load tools' containers (service=~"${alternatives}") but not ${missing.join(', ')}: name every load tool's service (scripts/lab/core/loadtools.mjs)`);
     }
   }
   if (/\bhaproxy_server_\w+/.test(c) && !/\blab:haproxy_server_present\b/.test(c)) {

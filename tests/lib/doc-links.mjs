@@ -1,8 +1,7 @@
 // Every link in the lab's Markdown resolves on a fresh clone: a relative
 // link names a file or folder that git tracks here, and a #fragment names a
-// heading of its target as GitHub anchors it. A reader of the README on a
-// fresh clone once met 22 cited run folders that only existed on the
-// machine that made them.
+// heading of its target as GitHub anchors it. A cited run folder must be
+// kept in git: results/ exists only on the machine that made the run.
 //
 // Usage: node tests/lib/doc-links.mjs [--tracked -] FILE.md|DIR...   (from the checkout)
 // --tracked - reads `git ls-files` on stdin: a link must then name a tracked

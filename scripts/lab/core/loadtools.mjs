@@ -1,8 +1,13 @@
 // The lab's load tools, one entry each: everything the runner, the planner
 // and the report need to know about a load generator. scripts/scenario.sh
-// reads the runner's part through run.env and step.env (cli.mjs plan).
-// Adding a load tool = an entry here, its compose service and its summary
-// reader (evidence/readers.mjs); nothing else names a tool.
+// reads the runner's part through run.env and step.env (cli.mjs plan), the
+// tests and the dashboards' lint through cli.mjs tools or this module.
+// Adding a load tool = its folder (loadgen/TOOL, its tests in loadgen/TOOL/test
+// run in its image), an entry here, its compose service, its summary reader
+// (evidence/readers.mjs) and its image lines. Two more, which static tests
+// ask for: its knobs in docs/knobs.md (tests/lib/knobs.mjs), and its service
+// in the dashboard's selectors of the load tools (tests/lib/dashboards.mjs).
+// Nothing else names a tool.
 //
 // Fields:
 //   service, profile  its compose service and the profile that starts it

@@ -503,7 +503,7 @@ export function heldByHaproxy(samples, merged) {
 function connectionSamples(evidence, step, holders) {
   // Plateau: the median over the second half of the load (the first half
   // ramps up), before its end (a sample at the end reads the connections
-  // draining: a CI run's last sample at 12 s of 12 read 36 of ~95).
+  // draining, a fraction of the plateau).
   const secs = step.load?.seconds ?? Infinity;
   const samples = samplesOf(evidence);
   const late = (samples ?? []).filter((x) => x.t >= secs / 2 && x.t < secs);

@@ -10,8 +10,9 @@ import { cpuAllowanceCores } from '../../../prometheus/container-exporter.mjs';
 // quotas and a busy event loop both read a little under 100%.
 export const SATURATED_PCT = 85;
 // A component under a CFS quota that used it up in this share of the periods
-// it ran or more is saturated, whatever its CPU time read: at a ceiling
-// HAProxy's read 84% of its quota once (CI), its throttling did not lie.
+// it ran or more is saturated, whatever its CPU time read: at a ceiling its
+// CPU time can read just under SATURATED_PCT while its throttling says it
+// ran out.
 export const THROTTLED_PCT = 50;
 // Cores busy this share of their time or more (/proc/stat: every process's
 // work and the kernel's) are saturated: a dedicated core's kernel work for

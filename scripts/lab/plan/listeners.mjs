@@ -31,8 +31,8 @@ function portOf(raw) {
 }
 
 // expectedListeners CONFIG_TEXT → [{proxy, port, backlog}] for every TCP bind
-// of a frontend or listen section. The backlog HAProxy passes to listen(),
-// measured on HAProxy 3.2 with `ss -ltn` (tests/unit: listeners): the bind's
+// of a frontend or listen section. The backlog HAProxy 3.2 passes to listen()
+// (read back with `ss -ltn` in tests/unit: listeners): the bind's
 // "backlog", else the proxy's "backlog", else the bind's "maxconn", else the
 // proxy's "maxconn", else the defaults' "maxconn", else the global maxconn.
 // The kernel caps it at net.core.somaxconn (see effectiveBacklog).

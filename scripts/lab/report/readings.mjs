@@ -55,8 +55,8 @@ function tippingPoint({ metric = 'p99_ms', factor = 3, article = '', curve }, ro
 
 // tippingIndex RAN METRIC FACTOR → {flat, at}: the flat region (the worse
 // METRIC of the first two rows, or the first's alone when the second is
-// already past FACTOR × it: a ceiling curve at 0.4 core once read a "flat
-// region" of 1,935 ms from its tipped second step) and the index of the first
+// already past FACTOR × it: a curve that tips at its second step would
+// otherwise take that step's latency for its flat region) and the index of the first
 // row whose METRIC exceeds FACTOR × that or that dropped more than 1% (-1: none).
 function tippingIndex(ran, metric, factor) {
   const [first, second] = ran.slice(0, 2).map((r) => scalar(r.measured, metric));

@@ -3,7 +3,7 @@
 // tool's own format) here over the stack's overlay network, and the runner
 // copies them off this container on the HAProxy node (docker exec ... tar),
 // through the manager's engine alone. Why not `docker service logs`: through
-// the manager it hung or cut 100 KB summaries (measured on the practice Swarm).
+// the manager it can hang, or cut a 100 KB summary.
 //   node collector.mjs [PORT [OUT]]    (default 7070 and /out)
 //   PUT or POST /PATH   with "Authorization: Bearer TOKEN", TOKEN the run's
 //                       (in the file COLLECTOR_TOKEN_FILE names, which the

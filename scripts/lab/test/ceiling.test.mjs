@@ -117,7 +117,7 @@ describe('what saturated', () => {
     assert.match(s.saturation.text, /all containers 0\.6 of 2 cores; the whole machine 1\.95 of 2 cores \(\/proc\/stat\)/);
     assert.equal(of(cores).saturation.saturated.length, 0, 'without the machine\'s reading: nothing saturated');
   });
-  test('HAProxy\'s CPU time under 85% but its quota out in most periods: saturated, by its throttling (CI: 84%)', () => {
+  test('HAProxy\'s CPU time under 85% but its quota out in most periods: saturated, by its throttling (84%)', () => {
     const cores = { 'haproxy-lab-haproxy-1': 0.168, 'haproxy-lab-vegeta-1': 0.59 };
     const throttled = (pct) => ({ 'haproxy-lab-haproxy-1': { periods: 40, throttled: (pct * 40) / 100, pct } });
     const run = (pct) => saturationOf({ cores, throttled: throttled(pct), allowance, topology: TOPOLOGY, toolService: 'vegeta',

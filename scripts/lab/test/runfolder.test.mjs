@@ -2,6 +2,7 @@
 // as plan writes them (scripts/lab/plan/runfolder.mjs), read back the way
 // scripts/scenario.sh's read_env reads them.
 import { test } from 'node:test';
+import { spawnSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,16 +11,19 @@ import { fileURLToPath } from 'node:url';
 import { buildPlan, loadScenario } from '../plan/scenarios.mjs';
 import { runEnv, writeRunFolder } from '../plan/runfolder.mjs';
 import { envText, parseEnv } from '../core/envfile.mjs';
+import { LOAD_TOOLS } from '../core/loadtools.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'runfolder-'));
+// The table's FIELD of every load tool, in its order.
+const every = (field) => Object.values(LOAD_TOOLS).map((t) => t[field]);
 
 test('a k6 step: named values, the load environment with the runner\'s variables, compose settings', () => {
   const plan = buildPlan(loadScenario(root, 'backend-timeout'), 'backend-timeout', { quick: true });
   const out = path.join(tmp(), 'results/backend-timeout/20260101T000000Z');
   writeRunFolder(out, plan, 'none', 'scripts/scenario.sh backend-timeout --quick');
   const run = parseEnv(fs.readFileSync(path.join(out, 'run.env'), 'utf8'));
-  assert.deepEqual(run, { scenario: 'backend-timeout', steps: '2', preflight: 'none', load_services: 'loadgen holder vegeta h2load', load_profiles: 'load hold attack bench', sized_services: 'holder', tls_floor: 'none', connection_floors: 'none', versus: '', baseline_switch: 'restart', command: 'scripts/scenario.sh backend-timeout --quick' });
+  assert.deepEqual(run, { scenario: 'backend-timeout', steps: '2', preflight: 'none', load_services: every('service').join(' '), load_profiles: every('profile').join(' '), sized_services: Object.values(LOAD_TOOLS).filter((t) => t.sized).map((t) => t.service).join(' '), tls_floor: 'none', connection_floors: 'none', versus: '', baseline_switch: 'restart', command: 'scripts/scenario.sh backend-timeout --quick' });
   const step = parseEnv(fs.readFileSync(path.join(out, plan.steps[0].dir, 'step.env'), 'utf8'));
   assert.equal(step.id, 'backend-timeout-2s');
   assert.equal(step.service, 'loadgen', 'k6 runs as the loadgen service');
@@ -31,6 +35,24 @@ test('a k6 step: named values, the load environment with the runner\'s variables
     'summaries go under /results in the container: the path relative to results/');
   assert.equal(step['load.LOADGEN_SCRIPT'], '/loadgen/open.js');
   assert.equal(step['compose.BACKEND_SERVER_TIMEOUT_MS'], '2000');
+});
+
+// The runner stops every tool run.env names, whichever the steps use: all of them.
+test('run.env names every load tool\'s service and profile, each once', () => {
+  const run = parseEnv(runEnv({ scenario: 'x', steps: [] }, 'needed'));
+  assert.deepEqual(run.load_services.split(' '), [...new Set(every('service'))], 'load_services');
+  assert.deepEqual(run.load_profiles.split(' '), [...new Set(every('profile'))], 'load_profiles');
+  const words = [...every('service'), ...every('profile')].filter((w) => !/^[a-z0-9][a-z0-9_-]*$/.test(w));
+  assert.deepEqual(words, [], 'services and profiles that are not one word (bash splits the lists on spaces)');
+});
+
+// The bash outside a run (the e2e tests' cleanup) reads the same table
+// through cli.mjs tools: "TOOL SERVICE PROFILE", one tool a line.
+test('cli.mjs tools prints the table\'s rows as bash reads them', () => {
+  const run = spawnSync(process.execPath, [path.join(root, 'scripts/lab/cli.mjs'), 'tools'], { cwd: root, encoding: 'utf8' });
+  assert.equal(run.status, 0, `cli.mjs tools: exit ${run.status}, stderr ${run.stderr}`);
+  const rows = run.stdout.trim().split('\n').map((line) => line.split(' '));
+  assert.deepEqual(rows, Object.entries(LOAD_TOOLS).map(([name, t]) => [name, t.service, t.profile]), 'cli.mjs tools: one "TOOL SERVICE PROFILE" line per tool');
 });
 
 test('a holder step: its service, profile and replicas variable come from the table of load tools', () => {

@@ -20,8 +20,8 @@ test('every step ran with HAProxy on one core of its own, its core\'s busy time 
 });
 
 test('at each curve\'s first step, paced well below saturation, HAProxy received the offered rate, within 2%', () => {
-  // Its received rate comes from its own CumReq over the window its cores were read in: a
-  // stale or misaligned reading (a quota's stall once read 1,579/s of 2,000) shows here.
+  // Its received rate is its own count of requests over the window its cores were read
+  // in: a stale or misaligned reading is well off the rate it was offered here.
   for (const curve of curves) {
     const first = s.rows.find((r) => r.curve === curve);
     const offered = Number(first.x);

@@ -1,22 +1,13 @@
 // connections --quick --processes 2 (E2E_RUN): HAProxy as two processes on
-// the same ports. Every level held with no failure; both processes took
-// connections; HAProxy's connections, summed over the processes, equal what
-// the clients held.
+// the same ports. Every verdict passed (the scenario's: each level held with
+// no failure, HAProxy's connections summed over the processes); both
+// processes took connections.
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { column, perStep, summary, testFinished } from './lib.mjs';
+import { summary, testFinished } from './lib.mjs';
 
 const s = summary();
 testFinished(s, { verdicts: true });
-
-test('connections held per level: 60, 300, 600, none failed', () => {
-  assert.deepEqual(column(s, 'client_held'), [60, 300, 600], 'connections the holders held per level');
-  assert.deepEqual(column(s, 'failed'), [0, 0, 0], `failed connections per level (${JSON.stringify(perStep(s, 'failed'))})`);
-});
-
-test("HAProxy's connections, both processes together, are the clients'", () => {
-  assert.deepEqual(column(s, 'haproxy_conns_peak'), column(s, 'client_held'), 'HAProxy connections (peak, summed over processes) against the clients\'');
-});
 
 test('both processes took a share at every level (the kernel spreads them)', () => {
   for (const row of s.rows) {

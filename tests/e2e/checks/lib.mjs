@@ -52,8 +52,8 @@ export function testFinished(s, { verdicts = false } = {}) {
 }
 
 // A sampler reads every HAProxy process once a second in one long-lived exec
-// (scripts/lib/common.sh SOCKETS_SH); one exec a second stretched to 25 s
-// between samples under a big ramp. 3.5 s leaves a busy machine its jitter.
+// (scripts/lib/common.sh SOCKETS_SH), not an exec per sample, which a big
+// ramp delays by many seconds. 3.5 s leaves a busy machine its jitter.
 const MOST_SAMPLE_GAP_MS = 3500;
 
 // sampleGaps(): { "STEP/INSTANCE": the longest time between two samples, ms }

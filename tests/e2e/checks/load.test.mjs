@@ -1,7 +1,9 @@
 // A load the e2e tests ran (tests/e2e-stack.sh, tests/e2e-reloads.sh),
-// judged on k6's own summaries (each replica's latency histogram too):
+// judged on k6's own summaries as the report reads them (load-counts.mjs),
+// and each replica's latency histogram:
 //   E2E_LOAD              what the load was, for the messages
-//   E2E_SUMMARIES         k6 summaries (one per replica), space-separated
+//   E2E_SUMMARIES         k6 summaries (one per replica, alone in their
+//                         folder), space-separated
 //   E2E_MIN_REQUESTS      the fewest requests k6 must have sent
 //   E2E_MAX_FAILED        (optional) the most that may have failed
 //   E2E_HAPROXY_REQUESTS  (optional) the requests HAProxy counted on fe_main
@@ -9,12 +11,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import test from 'node:test';
-import { k6Counts } from './k6-counts.mjs';
+import { loadCounts } from './load-counts.mjs';
 import { env } from './lib.mjs';
 
 const load = env('E2E_LOAD');
 const min = Number(env('E2E_MIN_REQUESTS'));
-const { requests, failed } = k6Counts(env('E2E_SUMMARIES').split(' '));
+const { requests, failed } = loadCounts('k6', env('E2E_SUMMARIES').split(' '));
 const { E2E_MAX_FAILED: maxFailed, E2E_HAPROXY_REQUESTS: haproxy } = process.env;
 
 test(`${load}: ${requests} requests sent, at least ${min}`, () => {
