@@ -60,7 +60,7 @@ import { parseEnv } from './core/envfile.mjs';
 import { durationSeconds } from './core/usage.mjs';
 import { TOPOLOGY, TOPOLOGY_FILE, containersOf, expandProcesses } from './core/topology.mjs';
 import { DEFAULT_TOOL, LOAD_TOOLS } from './core/loadtools.mjs';
-import { expectedListeners, listenersText, switchBetween } from './plan/listeners.mjs';
+import { listenersText, switchPlan } from './plan/listeners.mjs';
 import { costTable, parseCalls } from './run/step-cost.mjs';
 import { StackError, toStack, toolStack } from './swarm/stack.mjs';
 
@@ -238,19 +238,15 @@ function plan(args) {
   if (!out) throw new UsageError('plan needs --out DIR');
   mkdirSync(join(out, 'configs'), { recursive: true });
   // Each config's listening sockets, which the report compares with the ss
-  // view the runner saves after applying it, and how the runner switches to
-  // it from the one before (the baseline before the first step); after the
-  // run, back to the baseline by a restart if any step's sockets differ from
-  // its (a Ctrl-C may come at any step).
-  const baselineListeners = expectedListeners(baseline);
-  const listeners = configs.map((c) => expectedListeners(c));
+  // view the runner saves after applying it, and reload or restart.
+  const switching = switchPlan(baseline, configs);
   result.steps.forEach((s, i) => {
-    s.switch = switchBetween(i === 0 ? baselineListeners : listeners[i - 1], listeners[i]);
+    s.switch = switching.switches[i];
     writeFileSync(join(out, s.config), configs[i]);
-    writeFileSync(join(out, s.config.replace(/\.cfg$/, '.listeners')), listenersText(listeners[i]));
+    writeFileSync(join(out, s.config.replace(/\.cfg$/, '.listeners')), listenersText(switching.listeners[i]));
   });
-  result.baseline_switch = listeners.some((l) => switchBetween(l, baselineListeners) === 'restart') ? 'restart' : 'reload';
-  writeFileSync(join(out, 'configs/baseline.listeners'), listenersText(baselineListeners));
+  result.baseline_switch = switching.baseline;
+  writeFileSync(join(out, 'configs/baseline.listeners'), listenersText(switching.baselineListeners));
   writeFileSync(join(out, 'plan.json'), `${JSON.stringify(result, null, 2)}\n`);
   // The topology the run was planned with, one instance row per HAProxy
   // process (its sized processes, else the lab's): the report reads its

@@ -87,6 +87,22 @@ export function parseListeners(text) {
   });
 }
 
+// switchPlan BASELINE CONFIGS → {listeners, switches, baseline}: each
+// config's listening sockets, how the runner switches to it from the one
+// before (the baseline before the first), and how it goes back to the
+// baseline after the run: a restart if any config's sockets differ from the
+// baseline's (a Ctrl-C may come at any step).
+export function switchPlan(baseline, configs) {
+  const first = expectedListeners(baseline);
+  const listeners = configs.map((c) => expectedListeners(c));
+  return {
+    baselineListeners: first,
+    listeners,
+    switches: listeners.map((l, i) => switchBetween(i === 0 ? first : listeners[i - 1], l)),
+    baseline: listeners.some((l) => switchBetween(l, first) === 'restart') ? 'restart' : 'reload',
+  };
+}
+
 // switchBetween FROM TO: how HAProxy goes from config FROM's listening
 // sockets to TO's (expectedListeners of each): "reload" when they are the
 // same ports with the same backlogs (a reload keeps the sockets), else

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { expectedListeners, listenersText, parseListeners, switchBetween } from '../plan/listeners.mjs';
+import { expectedListeners, listenersText, parseListeners, switchBetween, switchPlan } from '../plan/listeners.mjs';
 import { compareListeners, parseSs } from '../run/sockets.mjs';
 import { renderConfig } from '../plan/render.mjs';
 import { TOPOLOGY } from '../core/topology.mjs';
@@ -117,6 +117,16 @@ describe('reload or restart, decided by the planner', () => {
     assert.equal(switchBetween(at(128), at(128, 81)), 'restart');
     assert.equal(switchBetween(at(128), at(128).slice(1)), 'restart');
     assert.equal(switchBetween(at(null), at(128)), 'restart');
+  });
+  test('a run: each step from the one before, the first from the baseline; back to the baseline by a restart if any step changed its sockets', () => {
+    const cfg = (maxconn) => `global\n    maxconn ${maxconn}\nfrontend fe_main\n    bind :80\n`;
+    assert.deepEqual(switchPlan(cfg(100), [cfg(100), cfg(100)]), {
+      baselineListeners: [{ proxy: 'fe_main', port: 80, backlog: 100 }],
+      listeners: [[{ proxy: 'fe_main', port: 80, backlog: 100 }], [{ proxy: 'fe_main', port: 80, backlog: 100 }]],
+      switches: ['reload', 'reload'], baseline: 'reload',
+    });
+    const p = switchPlan(cfg(100), [cfg(20), cfg(20), cfg(100)]);
+    assert.deepEqual([p.switches, p.baseline], [['restart', 'reload', 'restart'], 'restart']);
   });
   test('a .listeners file reads back as written', () => {
     const ls = [{ proxy: 'fe_main', port: 80, backlog: 128 }, { proxy: 'x', port: 81, backlog: null }];

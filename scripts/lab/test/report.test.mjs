@@ -516,10 +516,12 @@ describe('writeOutputs', () => {
 
 describe('listening sockets, judged from the ss view the runner saved', () => {
   const outcome = (somaxconn) => `started_at_ms=1\nended_at_ms=2\nexit_codes=0\nhaproxy_state=x\n${somaxconn ? `haproxy_somaxconn=${somaxconn}\n` : ''}`;
-  const ss = (backlog) => `State Recv-Q Send-Q Local Address:Port Peer Address:Port\nLISTEN 0 ${backlog} 0.0.0.0:8080 0.0.0.0:*\n`;
+  // fe_main's port (topology.txt).
+  const port = TOPOLOGY.frontends[0].port;
+  const ss = (backlog) => `State Recv-Q Send-Q Local Address:Port Peer Address:Port\nLISTEN 0 ${backlog} 0.0.0.0:${port} 0.0.0.0:*\n`;
   const run = (backlog, somaxconn = 65535) => report(plan([step('a')]), {
     'steps/a-1': { ...load(100), 'outcome.env': outcome(somaxconn), 'haproxy-listen-sockets.txt': ss(backlog) },
-  }, { 'configs/a-1.listeners': 'fe_main 8080 5000\n' });
+  }, { 'configs/a-1.listeners': `fe_main ${port} 5000\n` });
   test('the backlog the config asks: no verdict of its own, nothing in the figures', () => {
     const r = run(5000);
     assert.equal(r.rows[0].verdicts.listeners, undefined);
@@ -527,8 +529,9 @@ describe('listening sockets, judged from the ss view the runner saved', () => {
   });
   test('the previous step\'s backlog (a reload where a restart was needed): the step fails, saying which socket', () => {
     const r = run(128);
-    assert.deepEqual(r.rows[0].measured.listeners_differ, ['haproxy: fe_main :8080 has backlog 128, the config asks 5000']);
-    assert.match(r.rows[0].verdict, /^FAIL \(listeners HAProxy's listening sockets are not its config's: haproxy: fe_main :8080 has backlog 128, the config asks 5000\)$/);
+    const problem = `haproxy: fe_main :${port} has backlog 128, the config asks 5000`;
+    assert.deepEqual(r.rows[0].measured.listeners_differ, [problem]);
+    assert.equal(r.rows[0].verdict, `FAIL (listeners HAProxy's listening sockets are not its config's: ${problem})`);
   });
   test('a run that saved no somaxconn (recorded before it was saved): not judged', () => {
     assert.equal(run(128, null).rows[0].verdicts.listeners, undefined);
