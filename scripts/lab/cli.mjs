@@ -239,7 +239,7 @@ function plan(args) {
   mkdirSync(join(out, 'configs'), { recursive: true });
   // Each config's listening sockets, which the report compares with the ss
   // view the runner saves after applying it, and reload or restart.
-  const switching = switchPlan(baseline, configs);
+  const switching = switchPlan(baseline, configs, result.steps.map((s) => s.compose_env));
   result.steps.forEach((s, i) => {
     s.switch = switching.switches[i];
     writeFileSync(join(out, s.config), configs[i]);

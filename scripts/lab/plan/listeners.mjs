@@ -87,19 +87,31 @@ export function parseListeners(text) {
   });
 }
 
-// switchPlan BASELINE CONFIGS → {listeners, switches, baseline}: each
-// config's listening sockets, how the runner switches to it from the one
-// before (the baseline before the first), and how it goes back to the
-// baseline after the run: a restart if any config's sockets differ from the
-// baseline's (a Ctrl-C may come at any step).
-export function switchPlan(baseline, configs) {
+// switchPlan BASELINE CONFIGS [COMPOSE_ENVS] → {baselineListeners, listeners,
+// switches, baseline}: each config's listening sockets, and how the runner
+// switches to it: a reload when it asks for the sockets already running,
+// else a restart. Before the first step those are the baseline's. Where a
+// step's services' settings (COMPOSE_ENVS, one object per step) differ from
+// the step before's, compose may have recreated HAProxy, which then listens
+// as the baseline asks, or not, which leaves the previous step's: a reload
+// only when both are this step's. After the run, back to the baseline by a
+// restart if any config's sockets differ from its (a Ctrl-C may come at any
+// step).
+export function switchPlan(baseline, configs, composeEnvs = []) {
   const first = expectedListeners(baseline);
   const listeners = configs.map((c) => expectedListeners(c));
+  const same = (a, b) => switchBetween(a, b) === 'reload';
+  const settings = (i) => JSON.stringify(Object.entries(composeEnvs[i] ?? {}).sort());
+  const switches = listeners.map((l, i) => {
+    if (i === 0) return same(first, l) ? 'reload' : 'restart';
+    const recreated = settings(i) !== settings(i - 1);
+    return same(listeners[i - 1], l) && (!recreated || same(first, l)) ? 'reload' : 'restart';
+  });
   return {
     baselineListeners: first,
     listeners,
-    switches: listeners.map((l, i) => switchBetween(i === 0 ? first : listeners[i - 1], l)),
-    baseline: listeners.some((l) => switchBetween(l, first) === 'restart') ? 'restart' : 'reload',
+    switches,
+    baseline: listeners.some((l) => !same(l, first)) ? 'restart' : 'reload',
   };
 }
 

@@ -128,6 +128,12 @@ describe('reload or restart, decided by the planner', () => {
     const p = switchPlan(cfg(100), [cfg(20), cfg(20), cfg(100)]);
     assert.deepEqual([p.switches, p.baseline], [['restart', 'reload', 'restart'], 'restart']);
   });
+  test('a step whose services\' settings change (HAProxy may be recreated, listening as the baseline asks): a reload only if the baseline\'s sockets are its too', () => {
+    const cfg = (maxconn) => `global\n    maxconn ${maxconn}\nfrontend fe_main\n    bind :80\n`;
+    const cpus = (set) => ({ HAPROXY_CPUSET: set });
+    assert.deepEqual(switchPlan(cfg(100), [cfg(20), cfg(20), cfg(20)], [cpus('1'), cpus('1'), cpus('0')]).switches, ['restart', 'reload', 'restart']);
+    assert.deepEqual(switchPlan(cfg(100), [cfg(100), cfg(100)], [cpus('1'), cpus('0')]).switches, ['reload', 'reload']);
+  });
   test('a .listeners file reads back as written', () => {
     const ls = [{ proxy: 'fe_main', port: 80, backlog: 128 }, { proxy: 'x', port: 81, backlog: null }];
     assert.deepEqual(parseListeners(listenersText(ls)), ls);
