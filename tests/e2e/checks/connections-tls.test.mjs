@@ -11,7 +11,8 @@ testFinished(s, { verdicts: true });
 const tls = (r) => r.id.endsWith('-tls');
 
 test('each level plain, then over TLS at the same level', () => {
-  const pairs = s.rows.map((r, i) => (i % 2 ? `${r.id} ${r.x}` : `${r.id}-tls ${r.x}`));
+  // The connections each step held: its x is the level, "N TLS" on the TLS step's.
+  const pairs = s.rows.map((r, i) => (i % 2 ? `${r.id} ${r.measured?.connections}` : `${r.id}-tls ${r.measured?.connections}`));
   assert.ok(s.rows.length >= 2 && s.rows.length % 2 === 0, `steps: expected plain and TLS pairs, found ${s.rows.map((r) => r.id)}`);
   assert.deepEqual(pairs.filter((_, i) => i % 2), pairs.filter((_, i) => !(i % 2)), 'each TLS step (id and connections) after its plain one');
 });
