@@ -1,6 +1,6 @@
 # shellcheck shell=sh
-# sh scripts/probes/cgroup-cpu.sh ROOT ID...: prints "ID VALUE UNIT" for each container ID given
-# after the cgroup root $1: the CPU time the kernel charged to the
+# sh scripts/probes/cgroup-cpu.sh ROOT ID...: "ID VALUE UNIT" for each
+# container ID given after the cgroup root ROOT: the CPU time the kernel charged to the
 # container's cgroup (every process in it: exec'd ones too). cgroup v1:
 # cpuacct.usage (ns); v2: cpu.stat usage_usec (us). Then its CFS periods
 # so far and those in which it used up its quota ("ID N periods", "ID N

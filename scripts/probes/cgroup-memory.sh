@@ -1,6 +1,6 @@
 # shellcheck shell=sh
-# sh scripts/probes/cgroup-memory.sh ROOT ID...: prints "ID BYTES" for each container ID given after
-# the cgroup root ROOT: the memory its cgroup holds less the page cache the
+# sh scripts/probes/cgroup-memory.sh ROOT ID...: "ID BYTES" for each
+# container ID given after the cgroup root ROOT: the memory its cgroup holds less the page cache the
 # kernel may drop, as docker stats computes it (v1 memory.usage_in_bytes -
 # total_inactive_file, v2 memory.current - inactive_file). Same layouts as
 # scripts/probes/cgroup-cpu.sh; a container with no folder (stopped) prints nothing.

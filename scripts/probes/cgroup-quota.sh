@@ -1,6 +1,6 @@
 # shellcheck shell=sh
-# sh scripts/probes/cgroup-quota.sh ROOT ID...: prints "ID QUOTA_US PERIOD_US" for each container ID
-# given after ROOT: the CPU quota its cgroup enforces (cgroup v1
+# sh scripts/probes/cgroup-quota.sh ROOT ID...: "ID QUOTA_US PERIOD_US" for
+# each container ID given after ROOT: the CPU quota its cgroup enforces (cgroup v1
 # cpu.cfs_quota_us, -1 = none; v2 cpu.max, "max" = none), as scripts/probes/cgroup-cpu.sh.
 # Run by scripts/lib/cgroups.sh cgroup_read, on this host or in a container
 # on the engine's machine (given as the program text: no mount).

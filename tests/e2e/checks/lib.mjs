@@ -51,8 +51,8 @@ export function testFinished(s, { verdicts = false } = {}) {
   });
 }
 
-// A sampler reads every HAProxy process once a second in one long-lived exec
-// (scripts/lib/common.sh SOCKETS_SH), not an exec per sample, which a big
+// A sampler reads every HAProxy process once a second in one long-lived
+// process (scripts/probes/haproxy-sockets.mjs), not an exec per sample, which a big
 // ramp delays by many seconds. 3.5 s leaves a busy machine its jitter.
 const MOST_SAMPLE_GAP_MS = 3500;
 
