@@ -101,6 +101,8 @@ read_env() {
 read_run_env() {
   local profile
   read_env "${run_dir}/run.env" run
+  # The run's own topology (env.sh topology_text): its processes as planned.
+  LAB_RUN_TOPOLOGY="${run_dir}/topology.txt"
   profile_args=()
   for profile in ${run_load_profiles}; do profile_args+=(--profile "${profile}"); done
 }

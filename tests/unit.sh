@@ -242,21 +242,21 @@ test_unit_cgroup_quota_reads_v1_and_v2_layouts() {
     "cgroup CPU quotas by layout"
 }
 
-# HAProxy as N processes: the runner (bash) and the engine (node) write the
-# table's instance row out the same way: names, ports, frontends per process.
-test_unit_topology_processes_runner_matches_engine() {
-  local runner engine
-  runner=$(HAPROXY_PROCESSES=3 topology_text | awk '$1 == "instance" || $1 == "frontend"' | tr -s ' ')
-  engine=$(in_image NODE_IMAGE node --input-type=module -e '
-    import { readFileSync } from "node:fs";
-    import { expandProcesses } from "./scripts/lab/core/topology.mjs";
-    console.log(expandProcesses(readFileSync("topology.txt", "utf8"), { HAPROXY_PROCESSES: "3" }));' \
-    | sed 's/#.*//' | awk '$1 == "instance" || $1 == "frontend"' | tr -s ' ' | sed 's/ $//')
-  assert_eq "${engine}" "${runner}" "topology rows for 3 processes, runner against engine"
+# HAProxy as N processes: the runner reads the engine's expansion of the
+# table (cli.mjs topology), one instance per process, for the process count
+# compose sees; a run reads its plan's own.
+test_unit_topology_processes_from_the_engine() {
   assert_eq "haproxy haproxy-p2 haproxy-p3" "$(HAPROXY_PROCESSES=3 haproxy_instances | paste -sd' ' -)" "instances"
   assert_eq "haproxy" "$(HAPROXY_PROCESSES=3 haproxy_containers | paste -sd' ' -)" "containers"
   assert_eq "127.0.0.1:10198" "$(HAPROXY_PROCESSES=3 topology_value instance haproxy-p3 master_cli)" "process 3's master CLI"
+  assert_eq "haproxy haproxy-p2 haproxy-p3" "$(HAPROXY_PROCESSES=3 container_processes haproxy | paste -sd' ' -)" "the processes of the container"
   assert_eq "haproxy" "$(HAPROXY_PROCESSES=1 haproxy_instances | paste -sd' ' -)" "one process: the lab as before"
+  local run
+  run=$(mktemp -d)
+  printf 'instance planned service=haproxy runtime_api=127.0.0.1:1 master_cli=127.0.0.1:2 # as planned\n' >"${run}/topology.txt"
+  assert_eq "planned" "$(LAB_RUN_TOPOLOGY="${run}/topology.txt" HAPROXY_PROCESSES=3 haproxy_instances)" "in a run: its plan's table, whatever compose says"
+  rm -rf "${run}"
+  assert_fails_with "HAPROXY_PROCESSES must be a whole number from 1, found 'two'" bash -c 'source scripts/lib/common.sh; HAPROXY_PROCESSES=two topology_text'
 }
 
 test_unit_scenario_engine_node_test() {

@@ -4,6 +4,9 @@
 //   tools                     the load tools, one a line: "TOOL SERVICE PROFILE" (its
 //                             compose service and the profile that starts it), for the
 //                             bash that stops or lists every tool (core/loadtools.mjs)
+//   topology --processes N    the lab's table (topology.txt) with each HAProxy process a
+//                             row of its own, for the runner outside a run (a run reads
+//                             its plan's DIR/topology.txt)
 //   describe NAME             a scenario's steps and options
 //   plan NAME --out DIR [--command C] [--quick] [--duration S] [--replicas N] [--repeat N]
 //                             write DIR/plan.json, DIR/topology.txt, each step's HAProxy config,
@@ -81,6 +84,14 @@ function list() {
 // tools: each load tool's row as bash reads it (read -r tool service profile).
 function tools() {
   for (const [name, tool] of Object.entries(LOAD_TOOLS)) console.log(`${name} ${tool.service} ${tool.profile}`);
+}
+
+function topology(args) {
+  const [flag, processes, ...rest] = args;
+  if (flag !== '--processes' || !/^[1-9]\d*$/.test(processes ?? '') || rest.length) {
+    throw new UsageError(`topology takes --processes N, a whole number from 1 (HAPROXY_PROCESSES), found "${args.join(' ')}"`);
+  }
+  process.stdout.write(expandProcesses(readFileSync(TOPOLOGY_FILE, 'utf8'), { HAPROXY_PROCESSES: processes }));
 }
 
 function settingsText(settings) {
@@ -432,6 +443,7 @@ function main([command, ...args]) {
   switch (command) {
     case 'list': return list();
     case 'tools': return tools();
+    case 'topology': return topology(args);
     case 'describe': return describe(args[0] ?? '');
     case 'plan': return plan(args);
     case 'report': return report(args);
@@ -440,7 +452,7 @@ function main([command, ...args]) {
     case 'step-cost': return stepCostCommand(args);
     case 'kept': return keptCommand(args);
     case 'figures': return figuresCommand(args);
-    default: throw new UsageError(`unknown command "${command ?? ''}": use list, tools, describe, plan, preflight, report, stack, step-cost, kept or figures`);
+    default: throw new UsageError(`unknown command "${command ?? ''}": use list, tools, topology, describe, plan, preflight, report, stack, step-cost, kept or figures`);
   }
 }
 

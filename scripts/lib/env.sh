@@ -48,50 +48,28 @@ env_value() {
   echo "${last}"
 }
 
-# topology_text: the table with each instance row that says processes=VAR
-# written out as one row per HAProxy process of its container (VAR as compose
-# sees it: env_value; haproxy/processes.sh runs them): process K is NAME-pK,
-# its runtime API and master CLI at the ports + port_step x (K - 1), with
-# NAME's frontends; each such row says process=K container=NAME (the engine
-# does the same: scripts/lab/core/topology.mjs expandProcesses).
+# topology_text: the lab's table with each HAProxy process a row of its own
+# (the engine's expansion: scripts/lab/core/topology.mjs expandProcesses),
+# "#" comments dropped. In a run, the table its plan wrote
+# (LAB_RUN_TOPOLOGY); else the engine's for HAPROXY_PROCESSES as compose sees
+# it, kept in results/.cache per table and process count.
 topology_text() {
   # Kept for a step (step-load.sh hold_topology): read ~30 times a step and
-  # every second of a load, each read forks awk a few times.
+  # every second of a load.
   if [[ -n "${LAB_TOPOLOGY_CACHE:-}" ]]; then echo "${LAB_TOPOLOGY_CACHE}"; return 0; fi
-  local var n=1
-  var=$(awk '{ sub(/#.*/, "") } $1 == "instance" { for (i = 3; i <= NF; i++) if ($i ~ /^processes=/) { print substr($i, 11); exit } }' "${TOPOLOGY_FILE}")
-  [[ -z "${var}" ]] || n=$(env_value "${var}")
-  [[ "${n:-1}" =~ ^[1-9][0-9]*$ ]] || die "${var} must be a whole number from 1, found '${n}' (set it in .env)"
-  awk -v n="${n:-1}" '
-    function shift_port(address, step, k) { return substr(address, 1, match(address, /:[0-9]+$/)) (substr(address, RSTART + 1) + step * (k - 1)) }
-    { sub(/#.*/, "") }
-    NR == FNR {
-      if ($1 == "instance") for (i = 3; i <= NF; i++) if ($i ~ /^processes=/) many[$2] = 1
-      next
-    }
-    $1 == "instance" && ($2 in many) {
-      rest = ""
-      for (i = 3; i <= NF; i++) {
-        split($i, kv, "=")
-        if (kv[1] == "processes") continue
-        if (kv[1] == "runtime_api" || kv[1] == "master_cli") { addr[kv[1]] = kv[2]; continue }
-        if (kv[1] == "port_step") step = kv[2]
-        rest = rest " " $i
-      }
-      for (k = 1; k <= n; k++) {
-        print "instance", (k == 1 ? $2 : $2 "-p" k) rest, "runtime_api=" shift_port(addr["runtime_api"], step, k),
-          "master_cli=" shift_port(addr["master_cli"], step, k), "process=" k, "container=" $2
-      }
-      next
-    }
-    $1 == "frontend" {
-      for (i = 3; i <= NF; i++) if ($i ~ /^instance=/ && (substr($i, 10) in many)) {
-        name = substr($i, 10)
-        for (k = 1; k <= n; k++) { $i = "instance=" (k == 1 ? name : name "-p" k); print }
-        next
-      }
-    }
-    NF > 0 { print }' "${TOPOLOGY_FILE}" "${TOPOLOGY_FILE}"
+  local file="${LAB_RUN_TOPOLOGY:-}" n sum
+  if [[ -z "${file}" ]]; then
+    n=$(env_value HAPROXY_PROCESSES)
+    [[ "${n:=1}" =~ ^[1-9][0-9]*$ ]] || die "HAPROXY_PROCESSES must be a whole number from 1, found '${n}' (set it in .env)"
+    sum=$(cksum <"${TOPOLOGY_FILE}")
+    file="${LAB_ROOT}/results/.cache/topology-${n}-${sum%% *}.txt"
+    if [[ ! -s "${file}" ]]; then
+      mkdir -p "${file%/*}"
+      labctl topology --processes "${n}" >"${file}.$$" || { rm -f "${file}.$$"; die "could not expand ${TOPOLOGY_FILE#"${LAB_ROOT}/"} (above)"; }
+      mv "${file}.$$" "${file}"
+    fi
+  fi
+  sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "${file}"
 }
 
 # topology_rows KIND: "NAME KEY=VALUE..." for each row of KIND, in the table's order.

@@ -1,7 +1,8 @@
 // The lab's topology (topology.txt at the repository's root): its HAProxy
 // instances, their frontends, the backend services, the other services it
-// needs and the limits every stage shares, as the runner reads them too
-// (scripts/lib/env.sh topology_text). Every reader takes instances and
+// needs and the limits every stage shares. The runner reads the table as
+// expandProcesses writes it (a run's topology.txt, cli.mjs topology: read by
+// scripts/lib/env.sh topology_text). Every reader takes instances and
 // frontends from here, so another instance or frontend is a row, not code.
 import { readFileSync } from 'node:fs';
 import { PORT_RANGE, portProblem } from './ports.mjs';

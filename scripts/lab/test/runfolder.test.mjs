@@ -55,6 +55,30 @@ test('cli.mjs tools prints the table\'s rows as bash reads them', () => {
   assert.deepEqual(rows, Object.entries(LOAD_TOOLS).map(([name, t]) => [name, t.service, t.profile]), 'cli.mjs tools: one "TOOL SERVICE PROFILE" line per tool');
 });
 
+// The runner's topology outside a run: cli.mjs topology, the table as a run's plan writes it.
+test('cli.mjs topology prints the table a plan writes, one row per HAProxy process, and refuses a bad count', () => {
+  const cli = (...args) => spawnSync(process.execPath, [path.join(root, 'scripts/lab/cli.mjs'), 'topology', ...args], { cwd: root, encoding: 'utf8' });
+  const run = cli('--processes', '3');
+  assert.equal(run.status, 0, `cli.mjs topology: exit ${run.status}, stderr ${run.stderr}`);
+  const instances = run.stdout.split('\n').filter((l) => l.startsWith('instance ')).map((l) => l.split(/\s+/)[1]);
+  assert.deepEqual(instances, ['haproxy', 'haproxy-p2', 'haproxy-p3']);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'topology-'));
+  const out = path.join(dir, 'results/maxconn-sweep/20260101T000000Z');
+  try {
+    const plan = spawnSync(process.execPath, [path.join(root, 'scripts/lab/cli.mjs'), 'plan', 'maxconn-sweep', '--quick', '--out', out, '--lab-processes', '3'],
+      { cwd: root, encoding: 'utf8' });
+    assert.equal(plan.status, 0, `cli.mjs plan: exit ${plan.status}, stderr ${plan.stderr}`);
+    assert.equal(fs.readFileSync(path.join(out, 'topology.txt'), 'utf8'), run.stdout, 'the same table as the plan writes for 3 processes');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  for (const bad of [['--processes', '0'], ['--processes', 'two'], []]) {
+    const refused = cli(...bad);
+    assert.equal(refused.status, 2, `topology ${bad.join(' ')}: exit 2`);
+    assert.match(refused.stderr, /^scenario: topology takes --processes N, a whole number from 1/);
+  }
+});
+
 test('a holder step: its service, profile and replicas variable come from the table of load tools', () => {
   const scenario = loadScenario(root, 'connections');
   const sizes = scenario.steps.map((t) => ({
