@@ -26,9 +26,9 @@
 # --swarm runs it on the lab deployed on a Docker Swarm (scripts/swarm.sh
 # deploy) through SWARM_CONTEXT's engine, HAProxy's node: the load tools'
 # replicas on the other nodes, the same run folder (scripts/lib/engine-swarm.sh).
-# "list" and a scenario's name need no Docker; a scenario's --help and its
-# options are read by the engine in the lab's node image, or on this host's
-# node (20 or later) when the image is not here yet.
+# "list", a scenario's name, its --help and its options are read by the
+# engine in the lab's node image, or on this host's node (20 or later) when
+# the image is not here yet.
 # A closed terminal (SIGHUP) stops it as Ctrl-C does, and what the cleanup
 # says then goes to the run folder's cleanup.log; a second Ctrl-C during the
 # cleanup does not stop it.
@@ -47,8 +47,6 @@ source "${LAB_ROOT}/scripts/lib/lab-state.sh"
 source "${LAB_ROOT}/scripts/lib/step-load.sh"
 # shellcheck source=scripts/lib/second-method.sh
 source "${LAB_ROOT}/scripts/lib/second-method.sh"
-# shellcheck source=scripts/lib/scenario-files.sh
-source "${LAB_ROOT}/scripts/lib/scenario-files.sh"
 # shellcheck source=scripts/lib/floors.sh
 source "${LAB_ROOT}/scripts/lib/floors.sh"
 run_dir=""
@@ -322,7 +320,7 @@ main() {
   [[ ! -t 1 ]] || output_was_terminal=1
   case "${1:-}" in
     "" | -h | --help) usage; exit 0 ;;
-    list) list_scenarios; exit ;;
+    list) labctl_reading list; exit ;;
   esac
   scenario="$1"
   scenario_args="$*"
@@ -336,8 +334,7 @@ main() {
     if [[ "${arg}" == --swarm ]]; then on_swarm=1; else args+=("${arg}"); fi
   done
   set -- ${args[@]+"${args[@]}"}
-  # Before Docker: the name (bash), then the options (labctl_reading).
-  known_scenario "${scenario}"
+  # The name and options, on this host's node when Docker is not there yet (labctl_reading).
   if [[ " $* " == *" --help "* || " $* " == *" -h "* ]]; then labctl_reading describe "${scenario}"; exit; fi
   labctl_reading plan "${scenario}" --check "$@" || exit 2
   require_docker

@@ -293,7 +293,7 @@ test_unit_scenario_bad_input_is_one_clear_error() {
 test_unit_step_cost_bad_input_is_one_line_and_keeps_nothing() {
   local before out rc=0
   before=$(ls "${LAB_ROOT}/results/step-cost" 2>/dev/null || true)
-  assert_fails_with '^step-cost: unknown scenario "nope": try one of .*maxconn-sweep' scripts/step-cost.sh nope
+  assert_fails_with '^scenario: unknown scenario "nope": try one of .*maxconn-sweep' scripts/step-cost.sh nope
   assert_fails_with '^scenario: --duration needs a whole number from 1 to 3600 \(got "ten"\)$' \
     scripts/step-cost.sh maxconn-sweep --duration ten
   assert_fails_with "^step-cost: --swarm: step-cost times this host's docker calls" scripts/step-cost.sh maxconn-sweep --quick --swarm
