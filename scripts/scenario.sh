@@ -99,8 +99,9 @@ read_env() {
 read_run_env() {
   local profile
   read_env "${run_dir}/run.env" run
-  # The run's own topology (env.sh topology_text): its processes as planned.
-  LAB_RUN_TOPOLOGY="${run_dir}/topology.txt"
+  # What the libraries read from the run folder: its topology (env.sh
+  # topology_text), the samplers' arguments (haproxy.sh sampler_args).
+  LAB_RUN_DIR="${run_dir}"
   profile_args=()
   for profile in ${run_load_profiles}; do profile_args+=(--profile "${profile}"); done
 }
@@ -320,7 +321,7 @@ main() {
   [[ ! -t 1 ]] || output_was_terminal=1
   case "${1:-}" in
     "" | -h | --help) usage; exit 0 ;;
-    list) labctl_reading list; exit ;;
+    list) labctl_or_host_node list; exit ;;
   esac
   scenario="$1"
   scenario_args="$*"
@@ -334,9 +335,9 @@ main() {
     if [[ "${arg}" == --swarm ]]; then on_swarm=1; else args+=("${arg}"); fi
   done
   set -- ${args[@]+"${args[@]}"}
-  # The name and options, on this host's node when Docker is not there yet (labctl_reading).
-  if [[ " $* " == *" --help "* || " $* " == *" -h "* ]]; then labctl_reading describe "${scenario}"; exit; fi
-  labctl_reading plan "${scenario}" --check "$@" || exit 2
+  # The name and options, on this host's node when Docker is not there yet (labctl_or_host_node).
+  if [[ " $* " == *" --help "* || " $* " == *" -h "* ]]; then labctl_or_host_node describe "${scenario}"; exit; fi
+  labctl_or_host_node plan "${scenario}" --check "$@" || exit 2
   require_docker
   require_node_image
   if [[ ${on_swarm} -eq 1 ]]; then

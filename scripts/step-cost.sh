@@ -39,7 +39,7 @@ main() {
   esac
   [[ " $* " != *" --swarm "* ]] || die "--swarm: step-cost times this host's docker calls; a Swarm run's go to its nodes' engines (run it on one host)"
   [[ "$(date +%s%3N)" =~ ^[0-9]+$ ]] || die "this date cannot print milliseconds (date +%s%3N, GNU coreutils): run it on Linux or in WSL"
-  labctl_reading plan "$1" --check "${@:2}" || exit 2
+  labctl_or_host_node plan "$1" --check "${@:2}" || exit 2
   base="${LAB_ROOT}/results/step-cost/$(date -u +%Y%m%dT%H%M%SZ)" dir="${base}"
   mkdir -p "${LAB_ROOT}/results/step-cost"
   until mkdir "${dir}" 2>/dev/null; do n=$((n + 1)) dir="${base}-${n}"; done

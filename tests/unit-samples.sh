@@ -99,10 +99,10 @@ sleep 60
 SCRIPT
 )")
   for _ in $(seq 100); do docker logs "${id}" 2>&1 | grep -q '^answer' && break; sleep 0.1; done
-  # Backends' port 8081 (1F91), frontend 8080 (1F90), up to 5000 sockets, no
-  # host line, once, clients on fe_main.
+  # No host line, once; backends' port 8081 (1F91), frontend 8080 (1F90), up
+  # to 5000 sockets, clients on fe_main.
   out=$( (docker logs "${id}" 2>&1 | grep '^answer'
-    LAB_CPUSET="" sockets_probe_in "${id}" 1F91 1F90 'be_slow|be_fast' 5000 0 0 fe_main haproxy=127.0.0.1:9999 haproxy-p2=127.0.0.1:9998 </dev/null) || true)
+    LAB_CPUSET="" sockets_probe_in "${id}" 0 0 1F91 1F90 'be_slow|be_fast' 5000 fe_main haproxy=127.0.0.1:9999 haproxy-p2=127.0.0.1:9998 </dev/null) || true)
   docker rm -f "${id}" >/dev/null 2>&1 || true
   echo "${out}"
   assert_match '^answer: HTTP/1.1 200' "$(sed -n 1p <<<"${out}")" "be_fast's answer"

@@ -254,7 +254,7 @@ test_unit_topology_processes_from_the_engine() {
   local run
   run=$(mktemp -d)
   printf 'instance planned service=haproxy runtime_api=127.0.0.1:1 master_cli=127.0.0.1:2 # as planned\n' >"${run}/topology.txt"
-  assert_eq "planned" "$(LAB_RUN_TOPOLOGY="${run}/topology.txt" HAPROXY_PROCESSES=3 haproxy_instances)" "in a run: its plan's table, whatever compose says"
+  assert_eq "planned" "$(LAB_RUN_DIR="${run}" HAPROXY_PROCESSES=3 haproxy_instances)" "in a run: its plan's table, whatever compose says"
   rm -rf "${run}"
   assert_fails_with "HAPROXY_PROCESSES must be a whole number from 1, found 'two'" bash -c 'source scripts/lib/common.sh; HAPROXY_PROCESSES=two topology_text'
 }
@@ -429,6 +429,28 @@ holder: VUS=20 CONNECTIONS=(unset)" "${got}" "the tools' environment (TIMEOUT, R
   assert_eq "VUS='20'
 LOADGEN_EXTRA_ARGS='--http-debug --user-agent lab-test'
 LOADGEN_SCRIPT='/loadgen/open.js'" "$(cat "${dir}/load.env")" "the step's load.env"
+  rm -rf "${dir}"
+}
+
+# The sysctl a step sets for its tool (the variable step.env's load_sysctl
+# names) is dropped, with a note, when the clients' kernel lacks it; kept when
+# it has it; a tool without one gets its load lines as written.
+test_unit_a_steps_sysctl_is_dropped_where_the_kernel_lacks_it() {
+  local dir out
+  dir=$(mktemp -d)
+  printf '%s\n' load_sysctl=LOADGEN_SYSCTL load.VUS=2 load.LOADGEN_SYSCTL=net.ipv4.no_such_setting=1 >"${dir}/step.env"
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  out=$(DIR="${dir}" bash -c 'source scripts/scenario.sh; step_load_env "${DIR}"' 2>/dev/null)
+  assert_eq "VUS=2" "${out}" "a sysctl the kernel lacks, dropped"
+  assert_match 'has no net\.ipv4\.no_such_setting: this step ran without' "$(cat "${dir}/notes.txt")" "the note"
+  printf '%s\n' load_sysctl=LOADGEN_SYSCTL load.VUS=2 load.LOADGEN_SYSCTL=net.ipv4.tcp_syn_retries=6 >"${dir}/step.env"
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  out=$(DIR="${dir}" bash -c 'source scripts/scenario.sh; step_load_env "${DIR}"' 2>/dev/null | paste -sd' ' -)
+  assert_eq "VUS=2 LOADGEN_SYSCTL=net.ipv4.tcp_syn_retries=6" "${out}" "a sysctl the kernel has, kept"
+  printf '%s\n' load_sysctl= load.RATE=5 load.LOADGEN_SYSCTL=net.ipv4.no_such_setting=1 >"${dir}/step.env"
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  out=$(DIR="${dir}" bash -c 'source scripts/scenario.sh; step_load_env "${DIR}"' 2>/dev/null | paste -sd' ' -)
+  assert_eq "RATE=5 LOADGEN_SYSCTL=net.ipv4.no_such_setting=1" "${out}" "a tool with no sysctl variable: its lines as written"
   rm -rf "${dir}"
 }
 

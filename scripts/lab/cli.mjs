@@ -9,7 +9,7 @@
 //                             its plan's DIR/topology.txt)
 //   describe NAME             a scenario's steps and options
 //   plan NAME --out DIR [--command C] [--quick] [--duration S] [--replicas N] [--repeat N]
-//                             write DIR/plan.json, DIR/topology.txt, each step's HAProxy config,
+//                             write DIR/plan.json, DIR/topology.txt, DIR/samplers/*.args, each step's HAProxy config,
 //                             DIR/run.env and DIR/steps/NN-id/step.env (the
 //                             runner's only input: scripts/lab/plan/runfolder.mjs)
 //   plan NAME --check [...]   only check the name and options
@@ -61,7 +61,8 @@ import { lintFigures, rowRunFindings, writeFigures } from './figures/figures.mjs
 import { KeptError, asReported, checkKept, partingLine, extractKept, keptRuns, keptSize, packRun, refreshKept } from './kept/kept.mjs';
 import { parseEnv } from './core/envfile.mjs';
 import { durationSeconds } from './core/usage.mjs';
-import { TOPOLOGY, TOPOLOGY_FILE, containersOf, expandProcesses } from './core/topology.mjs';
+import { TOPOLOGY, TOPOLOGY_FILE, containersOf, expandProcesses, parseTopology } from './core/topology.mjs';
+import { samplerArgs } from './plan/samplers.mjs';
 import { DEFAULT_TOOL, LOAD_TOOLS } from './core/loadtools.mjs';
 import { listenersText, switchPlan } from './plan/listeners.mjs';
 import { costTable, parseCalls } from './run/step-cost.mjs';
@@ -263,7 +264,13 @@ function plan(args) {
   // process (its sized processes, else the lab's): the report reads its
   // instances and frontends from here, whatever the lab's table says later.
   const processes = result.steps[0]?.compose_env?.HAPROXY_PROCESSES ?? labProcesses;
-  writeFileSync(join(out, 'topology.txt'), expandProcesses(readFileSync(TOPOLOGY_FILE, 'utf8'), { HAPROXY_PROCESSES: processes }));
+  const topologyText = expandProcesses(readFileSync(TOPOLOGY_FILE, 'utf8'), { HAPROXY_PROCESSES: processes });
+  writeFileSync(join(out, 'topology.txt'), topologyText);
+  // The sampler's arguments per HAProxy container, from that topology.
+  mkdirSync(join(out, 'samplers'), { recursive: true });
+  for (const [container, args] of Object.entries(samplerArgs(parseTopology(topologyText, join(out, 'topology.txt'))))) {
+    writeFileSync(join(out, 'samplers', `${container}.args`), `${args.join('\n')}\n`);
+  }
   writeRunFolder(out, result, scenario.connections ? 'done' : 'none', command);
 }
 

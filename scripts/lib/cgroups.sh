@@ -113,7 +113,7 @@ container_memory() {
     while read -r id bytes; do
       if [[ -n "${names[${id}]:-}" && "${bytes}" =~ ^[0-9]+$ ]]; then echo "${names[${id}]} ${bytes}"; fi
     done < <(cgroup_read cgroup-memory.sh "${!names[@]}")
-    readings_elsewhere memory
+    readings_of_other_nodes memory
   } >"${file}"
 }
 
@@ -156,7 +156,7 @@ container_cpu() {
     while read -r id value unit; do
       if [[ -n "${names[${id}]:-}" && "${value}" =~ ^[0-9]+$ ]]; then echo "${at} ${names[${id}]} ${value} ${unit}"; fi
     done < <(cgroup_cpu "${!names[@]}")
-    readings_elsewhere cpu
+    readings_of_other_nodes cpu
   } >>"${file}"
 }
 
@@ -180,6 +180,6 @@ container_allowance() {
       read -r quota period <<<"${quotas[${id}]:-- -}"
       echo "${names[${id}]} nano_cpus=${nano} cpuset=${cpuset:--} cfs_quota_us=${quota} cfs_period_us=${period} machine_cores=${machine}"
     done < <(docker inspect -f '{{.Id}} {{.HostConfig.NanoCpus}} {{.HostConfig.CpusetCpus}}' "${ids[@]}" 2>/dev/null)
-    readings_elsewhere allowance
+    readings_of_other_nodes allowance
   } >"${file}"
 }

@@ -133,12 +133,13 @@ require_node_image() {
   die "the lab's node image ${image} is not on this machine and could not be pulled (${out##*: }): with no registry, run scripts/offline-images.sh, then export COMPOSE_ENV_FILES=.env,offline.env"
 }
 
-# labctl_reading ARGS...: labctl for the engine's commands that only read the
-# repository (describe, plan --check), so they answer before the lab runs:
+# labctl_or_host_node ARGS...: labctl for the engine's commands that only
+# read the repository (list, describe, plan --check), so they answer before
+# the lab runs:
 # in the lab's node image when it is here, else on this host's node (at least
 # HOST_NODE_FLOOR), else in the image once Docker and the image are there
 # (require_docker, require_node_image: their one line when not).
-labctl_reading() {
+labctl_or_host_node() {
   if docker image inspect "$(env_value NODE_IMAGE)" >/dev/null 2>&1; then
     labctl "$@"
   elif host_node; then

@@ -105,11 +105,11 @@ onehost_running_containers() {
   [[ ${#ids[@]} -eq 0 ]] || docker inspect -f '{{.Id}} {{.Name}}' "${ids[@]}" 2>/dev/null | sed 's| /| |'
 }
 
-# onehost_readings_elsewhere cpu|memory|allowance: more lines of container_cpu's,
+# onehost_readings_of_other_nodes cpu|memory|allowance: more lines of container_cpu's,
 # container_memory's or container_allowance's for the lab's containers that
 # this engine does not run (a Swarm's other nodes: scripts/lib/engine-swarm.sh).
 # On one host every container is this engine's: none.
-onehost_readings_elsewhere() { return 0; }
+onehost_readings_of_other_nodes() { return 0; }
 
 # onehost_collect_limits SIZED [COMPOSE_ARGS...]: the limits that cap held
 # connections, read off the running lab and the Docker host's kernel (a Linux

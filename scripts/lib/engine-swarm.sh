@@ -250,11 +250,11 @@ swarm_running_containers() {
       n == 0 || (service in want) { print $1, stack "-" service "-" t[2] }'
 }
 
-# swarm_readings_elsewhere cpu|memory|allowance: the lab's containers on the other
+# swarm_readings_of_other_nodes cpu|memory|allowance: the lab's containers on the other
 # nodes, as their container-exporter reads them (the collector asks every
 # node's), in container_cpu's, container_memory's or container_allowance's
 # lines; none for a container this node runs (its cgroup was read).
-swarm_readings_elsewhere() {
+swarm_readings_of_other_nodes() {
   local here
   here=$(lab_containers | awk '{ print $2 }' | xargs)
   node_exec wget -q -O - -T 10 "${COLLECTOR_URL/collector/127.0.0.1}/containers" 2>/dev/null \

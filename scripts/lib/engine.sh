@@ -41,7 +41,7 @@ backend_scale() { "${LAB_ENGINE}_backend_scale"; }
 scale_services() { "${LAB_ENGINE}_scale_services" "$@"; }
 recreate_services() { "${LAB_ENGINE}_recreate_services" "$@"; }
 # Readings of the containers this machine's cgroups do not hold.
-readings_elsewhere() { "${LAB_ENGINE}_readings_elsewhere" "$@"; }
+readings_of_other_nodes() { "${LAB_ENGINE}_readings_of_other_nodes" "$@"; }
 # The limits that cap held connections (the preflight's limits.env).
 collect_limits() { "${LAB_ENGINE}_collect_limits" "$@"; }
 # A step's load tool: started, waited for, its exits, its files.

@@ -51,13 +51,13 @@ env_value() {
 # topology_text: the lab's table with each HAProxy process a row of its own
 # (the engine's expansion: scripts/lab/core/topology.mjs expandProcesses),
 # "#" comments dropped. In a run, the table its plan wrote
-# (LAB_RUN_TOPOLOGY); else the engine's for HAPROXY_PROCESSES as compose sees
+# (LAB_RUN_DIR/topology.txt); else the engine's for HAPROXY_PROCESSES as compose sees
 # it, kept in results/.cache per table and process count.
 topology_text() {
   # Kept for a step (step-load.sh hold_topology): read ~30 times a step and
   # every second of a load.
   if [[ -n "${LAB_TOPOLOGY_CACHE:-}" ]]; then echo "${LAB_TOPOLOGY_CACHE}"; return 0; fi
-  local file="${LAB_RUN_TOPOLOGY:-}" n sum
+  local file="${LAB_RUN_DIR:+${LAB_RUN_DIR}/topology.txt}" n sum
   if [[ -z "${file}" ]]; then
     n=$(env_value HAPROXY_PROCESSES)
     [[ "${n:=1}" =~ ^[1-9][0-9]*$ ]] || die "HAPROXY_PROCESSES must be a whole number from 1, found '${n}' (set it in .env)"

@@ -13,11 +13,6 @@ declare -A LAB_PROBES=()
 # then the probe's, which runs.
 readonly PROBE_FOUND_RE='^([^ ]+) [a-z]+ [^ ]+ true$'
 
-# The most sockets in a container's table (in use and TIME_WAIT) for which
-# sockets_probe reads all of it: at 20,000 one pass lasted 4.8 s at the start of
-# a 60,000 ramp (the 2 cores busy), a gap in the per-second samples.
-readonly KERNEL_TABLE_UP_TO=5000
-
 # sign_times RUN...: this machine's RSA-2048 and ECDSA P-256 sign times
 # ("rsa2048_sign_us=N" and "ecdsap256_sign_us=N" lines), from openssl speed
 # run by RUN (a command that runs its arguments in a container: instance_exec
@@ -219,11 +214,8 @@ servers_up() {
   done
 }
 
-# hex_ports PORT...: "0050|01BB" (80, 443): ports as /proc/net/tcp writes them.
-hex_ports() { printf '%04X\n' "$@" | paste -sd'|' -; }
-
 # sockets_probe INSTANCE ARGS...: scripts/probes/haproxy-sockets.mjs (what
-# it prints, its arguments: sockets_args) in the lab's node image, in
+# it prints, its arguments: sampler_args) in the lab's node image, in
 # INSTANCE's container's network namespace, on HAProxy's other cores when it
 # has its own (LAB_CPUSET). The program goes as an argument, not a mount:
 # it runs on whichever engine runs HAProxy.
@@ -243,28 +235,20 @@ sockets_probe_in() {
     --input-type=module -e "$(<"${LAB_ROOT}/scripts/probes/haproxy-sockets.mjs")" _ "$@"
 }
 
-# sockets_args INSTANCE HOST EVERY: sockets_probe's arguments for INSTANCE's
-# container (the first by default): the backends' ports and proxies, its
-# frontends' ports and the frontends' names (from the topology), its
-# processes' runtime APIs.
-sockets_args() {
-  local instance="$1" backends frontends proxies
-  # One awk per list, not a lookup per row.
-  # shellcheck disable=SC2046 # one port per word
-  backends=$(hex_ports $(topology_rows backend | awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^port=/) print substr($i, 6) }' | sort -u))
-  proxies=$(topology_rows backend | awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^proxy=/) print substr($i, 7) }' | paste -sd'|' -)
-  # shellcheck disable=SC2046 # one port per word
-  frontends=$(hex_ports $(frontend_ports "${instance}"))
-  printf '%s\n' "${backends}" "${frontends}" "${proxies}" "${KERNEL_TABLE_UP_TO}" "$2" "$3" "$(topology_names frontend | sort -u | paste -sd'|' -)"
-  topology_rows instance | awk -v c="${instance}" '
-    { own = $1; api = ""; for (i = 2; i <= NF; i++) { if ($i ~ /^container=/) own = substr($i, 11); if ($i ~ /^runtime_api=/) api = substr($i, 13) } }
-    own == c { print $1 "=" api }'
+# sampler_args CONTAINER: what sockets_probe takes after HOST and EVERY for
+# CONTAINER's processes (its runtime APIs, the ports and proxies counted), as
+# the run's plan wrote them (scripts/lab/plan/samplers.mjs).
+sampler_args() {
+  [[ -n "${LAB_RUN_DIR:-}" ]] || die "sampler_args $1: no run folder (LAB_RUN_DIR): the arguments come from a run's plan"
+  local file="${LAB_RUN_DIR}/samplers/$1.args"
+  [[ -f "${file}" ]] || die "${file#"${LAB_ROOT}/"} is missing: the plan writes one per HAProxy container"
+  cat "${file}"
 }
 
 # haproxy_sockets [INSTANCE [HOST]]: sockets_probe's lines, once, for
 # INSTANCE's container (the first by default).
 haproxy_sockets() {
   local instance="${1:-$(first_instance)}" args
-  mapfile -t args < <(sockets_args "${instance}" "${2:-0}" 0)
-  sockets_probe "${instance}" "${args[@]}" </dev/null
+  mapfile -t args < <(sampler_args "${instance}")
+  sockets_probe "${instance}" "${2:-0}" 0 "${args[@]}" </dev/null
 }

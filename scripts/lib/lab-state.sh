@@ -27,10 +27,11 @@ save_lab_state() {
     && mv -f "${lab_state_file}.new" "${lab_state_file}"
 }
 
-# quiet: no HAProxy instance holds a client connection, for two polls in a
-# row 0.3 s apart (leftovers of the previous step, e.g. connections that waited in the
-# accept queue, are gone); each container's processes read in one call.
-quiet() {
+# haproxy_without_clients: no HAProxy instance holds a client connection,
+# for two polls in a row 0.3 s apart (leftovers of the previous step, e.g.
+# connections that waited in the accept queue, are gone); each container's
+# processes read in one call.
+haproxy_without_clients() {
   local container poll
   for poll in 1 2; do
     for container in $(haproxy_containers); do
@@ -157,7 +158,7 @@ apply_config() {
   for instance in $(haproxy_containers); do
     switch_container "${instance}" "$2" "$3" "$4" || die "HAProxy ${instance} did not take $1 as asked (above)"
   done
-  [[ ${lab_reloads} -eq 0 ]] || wait_for 60 "HAProxy to drain the previous step's connections" quiet || true
+  [[ ${lab_reloads} -eq 0 ]] || wait_for 60 "HAProxy to drain the previous step's connections" haproxy_without_clients || true
 }
 
 # restore_baseline RUN_DIR: haproxy/haproxy.cfg again on every instance, by

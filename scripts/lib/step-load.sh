@@ -75,11 +75,14 @@ progress() {
 netstat_of() { probe_exec "$1" cat /proc/net/netstat; }
 
 # step_load_env DIR: the load containers' environment (step.env's load.*
-# lines), without a LOADGEN_SYSCTL this Docker host's kernel does not have
-# (the load generators would not start), with a note in DIR/notes.txt.
+# lines), without a sysctl setting (the variable step.env's load_sysctl
+# names) this Docker host's kernel does not have (the load generators would
+# not start), with a note in DIR/notes.txt.
 step_load_env() {
-  local kv setting
-  setting=$(file_prefixed "$1/step.env" load | sed -n 's/^LOADGEN_SYSCTL=//p')
+  local kv setting variable
+  variable=$(step_value "$1" load_sysctl)
+  [[ -n "${variable}" ]] || { file_prefixed "$1/step.env" load; return 0; }
+  setting=$(file_prefixed "$1/step.env" load | sed -n "s/^${variable}=//p")
   if [[ -n "${setting}" ]] && ! docker run --rm --network none --entrypoint sh "$(env_value NODE_IMAGE)" \
       -c "test -e /proc/sys/$(tr . / <<<"${setting%%=*}")"; then
     log "the clients' kernel has no ${setting%%=*}: the step runs with the kernel's own setting" >&2
@@ -87,7 +90,7 @@ step_load_env() {
     setting=""
   fi
   while IFS= read -r kv; do
-    [[ "${kv}" == LOADGEN_SYSCTL=* && -z "${setting}" ]] || echo "${kv}"
+    [[ "${kv}" == "${variable}="* && -z "${setting}" ]] || echo "${kv}"
   done < <(file_prefixed "$1/step.env" load)
 }
 
@@ -102,13 +105,13 @@ declare -a SAMPLER_FDS=() SAMPLER_PIDS=()
 start_samplers() {
   local container host=1 fifo fd args count
   for container in $(haproxy_containers); do
-    mapfile -t args < <(sockets_args "${container}" "${host}" 1)
+    mapfile -t args < <(sampler_args "${container}")
     count=$(container_processes "${container}" | wc -l)
     fifo="$1/.sampler-stdin-${container}"
     rm -f "${fifo}" && mkfifo "${fifo}"
     (
       close_sampler_fds
-      sockets_probe "${container}" "${args[@]}" <"${fifo}" 2>/dev/null \
+      sockets_probe "${container}" "${host}" 1 "${args[@]}" <"${fifo}" 2>/dev/null \
         | distribute_samples "$1" "${container}" "$2" "${count}"
     ) &
     SAMPLER_PIDS+=("$!")
@@ -127,7 +130,7 @@ start_samplers() {
 start_host_sampler() {
   local fifo fd ids=() instance
   # On a Swarm the load runs on other nodes than this engine's host.
-  [[ "$(step_value "$1" tool)" == holder && ${on_swarm:-0} -eq 0 ]] || return 0
+  [[ "$(step_value "$1" host_sampler)" == 1 && ${on_swarm:-0} -eq 0 ]] || return 0
   for instance in $(haproxy_containers); do
     ids+=("$(docker inspect -f '{{.Id}}' "$(instance_container "${instance}")" 2>/dev/null)") || true
   done

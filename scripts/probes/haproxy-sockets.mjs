@@ -5,7 +5,8 @@
 // asks every runtime API at once and reads their answers: its cost barely
 // grows with HAProxy's processes (a shell reading each answer with a tool
 // of its own took a fork and an exec per process per second).
-//   node haproxy-sockets.mjs BACKEND_PORTS FRONTEND_PORTS PROXIES MOST HOST EVERY CLIENTS NAME=ADDRESS:PORT...
+//   node haproxy-sockets.mjs HOST EVERY BACKEND_PORTS FRONTEND_PORTS PROXIES MOST CLIENTS NAME=ADDRESS:PORT...
+// (what follows EVERY: the run folder's samplers/CONTAINER.args, scripts/lab/plan/samplers.mjs)
 // BACKEND_PORTS, FRONTEND_PORTS: hex ports as /proc/net/tcp writes them,
 // "|" between; PROXIES, CLIENTS: the backends that are proxies and the
 // frontends of the topology, "|" between; MOST: the most sockets in the
@@ -34,7 +35,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 
-const [backendPorts, frontendPorts, proxies, mostRaw, host, every, clients, ...apis] = process.argv.slice(2);
+const [host, every, backendPorts, frontendPorts, proxies, mostRaw, clients, ...apis] = process.argv.slice(2);
 const most = Number(mostRaw);
 const anyOf = (list) => new RegExp(`^(${list})$`);
 const isBackendPort = anyOf(backendPorts), isFrontendPort = anyOf(frontendPorts);

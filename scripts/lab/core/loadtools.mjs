@@ -33,6 +33,12 @@
 //   sized             the connection preflight sizes its replicas: the runner
 //                     reads its own container's limits (SERVICE_nofile,
 //                     SERVICE_memory_bytes in limits.env)
+//   sysctl            the variable of a sysctl its compose service sets (a
+//                     step may set it too): the runner drops a step's value
+//                     that the clients' kernel does not have ("" for none)
+//   hostSampler       the runner samples the Docker host's CPU each second
+//                     during its steps (scripts/probes/host-cpu.mjs: where a
+//                     held connection's CPU goes)
 import { loadConfig, plannedSeconds } from '../../../loadgen/holder/lib.mjs';
 import { loadConfig as vegetaConfig } from '../../../loadgen/vegeta/lib.mjs';
 import { loadConfig as h2loadConfig } from '../../../loadgen/h2load/lib.mjs';
@@ -73,6 +79,8 @@ export const LOAD_TOOLS = {
     needs: (env) => (env.DURATION || env.MAX_DURATION ? null : 'DURATION (or MAX_DURATION for a fixed count of requests)'),
     check: checkK6,
     sized: false,
+    sysctl: 'LOADGEN_SYSCTL',
+    hostSampler: false,
   }),
   holder: loadToolEntry({
     service: 'holder',
@@ -90,6 +98,8 @@ export const LOAD_TOOLS = {
     needs: () => null,
     check: (env) => { loadConfig(env); },
     sized: true,
+    sysctl: '',
+    hostSampler: true,
   }),
   // vegeta: seed 04's open-model client (constant rate; keep-alive and TLS
   // resumption each on or off; its own latency histogram).
@@ -109,6 +119,8 @@ export const LOAD_TOOLS = {
     needs: (env) => (env.RATE && env.DURATION ? null : 'RATE and DURATION'),
     check: (env) => { vegetaConfig(env); },
     sized: false,
+    sysctl: '',
+    hostSampler: false,
   }),
   // h2load: nghttp2's HTTP/1.1 client, about HAProxy's own CPU per request;
   // unpaced (RATE empty or 0: a closed loop) or paced (RATE requests/s).
@@ -127,6 +139,8 @@ export const LOAD_TOOLS = {
     needs: (env) => (env.DURATION ? null : 'DURATION'),
     check: (env) => { h2loadConfig(env); },
     sized: false,
+    sysctl: '',
+    hostSampler: false,
   }),
 };
 

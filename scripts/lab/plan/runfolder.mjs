@@ -83,6 +83,10 @@ function stepEnv(plan, step, out) {
       ['service', tool.service],
       ['profile', tool.profile],
       ['replicas', step.load.replicas],
+      // Beside the load (core/loadtools.mjs): the variable of a sysctl the
+      // runner checks the clients' kernel has, and the host's CPU sampler.
+      ['load_sysctl', tool.sysctl],
+      ['host_sampler', tool.hostSampler ? 1 : 0],
       ['backends', Object.entries(step.backends).map(([k, v]) => `${k}=${v}`).join(',')],
       // --versus: the runner reads back which HAProxy ran (haproxy-build.env).
       ['haproxy_build', plan.options?.versus ? 1 : 0],
