@@ -1,11 +1,11 @@
 #!/bin/sh
 # Usage: send-results.sh COMMAND [ARGS...]
 #
-# A load tool's entrypoint on a Swarm (scripts/lab/swarm/stack.mjs puts it
+# A load tool's entrypoint on a Swarm (scripts/labctl/swarm/stack.mjs puts it
 # before the tool's own entrypoint and command): runs COMMAND, then sends
 # every file it wrote under /results/$LOADGEN_SUMMARY_DIR (summaries, its
 # kernel's counters, each in the tool's own format) to the runner's collector
-# ($COLLECTOR_URL/<path under /results>, scripts/lab/swarm/collector.mjs,
+# ($COLLECTOR_URL/<path under /results>, scripts/labctl/swarm/collector.mjs,
 # with the run's $COLLECTOR_TOKEN),
 # since a replica on another node writes to its own disk. Exits with
 # COMMAND's status, or 3 when a file could not be sent (the runner then

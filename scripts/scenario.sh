@@ -71,7 +71,7 @@ somaxconn=""
 # began (a runner killed before its cleanup): the first switch restarts it,
 # whatever the planner, which starts from the baseline, chose.
 first_switch=""
-# From the run folder (scripts/lab/plan/runfolder.mjs): run.env as run_NAME
+# From the run folder (scripts/labctl/plan/runfolder.mjs): run.env as run_NAME
 # (a step's own step.env is read by the functions that run it).
 run_steps=0 run_preflight="" run_load_services="" run_load_profiles="" run_sized_services="" run_tls_floor="" run_connection_floors="" run_versus=""
 profile_args=()
@@ -94,7 +94,7 @@ read_env() {
   done <"$1"
 }
 
-# read_run_env: run.env (scripts/lab/plan/runfolder.mjs), and --profile P for
+# read_run_env: run.env (scripts/labctl/plan/runfolder.mjs), and --profile P for
 # every load tool's profile into profile_args.
 read_run_env() {
   local profile
@@ -106,7 +106,7 @@ read_run_env() {
   for profile in ${run_load_profiles}; do profile_args+=(--profile "${profile}"); done
 }
 
-# run_step DIR: one step, as DIR/step.env says (scripts/lab/plan/runfolder.mjs):
+# run_step DIR: one step, as DIR/step.env says (scripts/labctl/plan/runfolder.mjs):
 # the services' settings, the HAProxy config, the backends' scale, then the
 # load, watched until its replicas end.
 run_step() {
@@ -131,7 +131,7 @@ run_step() {
 # (the load tools record their own beside their summaries).
 write_versions() {
   {
-    echo "# the lab's services as they ran (scripts/scenario.sh); read by scripts/lab/cli.mjs report"
+    echo "# the lab's services as they ran (scripts/scenario.sh); read by scripts/labctl/cli.mjs report"
     echo "haproxy=$(haproxy_version)"
     echo "node=$(node_exec node --version)"
     # The machine's CPUs as a container sees them (Docker Desktop's VM): a

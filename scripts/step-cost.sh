@@ -7,7 +7,7 @@
 # load tool's time (the runner waiting for the replicas), the difference (the
 # runner's fixed cost: applying the config, the evidence before and after,
 # starting and removing the tool) and the docker calls, by the engine's
-# "step-cost" (scripts/lab/run/step-cost.mjs). The calls' log and that table
+# "step-cost" (scripts/labctl/run/step-cost.mjs). The calls' log and that table
 # are kept in results/step-cost/<UTC timestamp>/ (docker-calls.log,
 # step-cost.txt, scenario.log with the run's folder), never overwritten.
 # The shim adds ~3 ms to each call. Exit: the scenario's.

@@ -2,7 +2,7 @@
 # Usage: scripts/swarm.sh COMMAND [ARGS]
 #
 # The lab on a Docker Swarm of several machines: compose.yaml with
-# compose.swarm.yaml (placement) as a stack (scripts/lab/swarm/stack.mjs
+# compose.swarm.yaml (placement) as a stack (scripts/labctl/swarm/stack.mjs
 # says what Swarm reads differently). HAProxy runs alone on the node labelled
 #   docker node update --label-add haproxy-lab.role=haproxy NODE
 # with Prometheus, haproxy-exporter and Grafana; the backends on the others.

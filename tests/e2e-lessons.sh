@@ -27,7 +27,7 @@ run_lesson_block() {
       echo "lessons/${name}.md: ${line} (read, not run)"
       read -ra words <<<"${line#scripts/scenario.sh }"
       rc=0
-      out=$(in_image NODE_IMAGE node scripts/lab/cli.mjs plan "${words[@]}" --check </dev/null 2>&1) || rc=$?
+      out=$(in_image NODE_IMAGE node scripts/labctl/cli.mjs plan "${words[@]}" --check </dev/null 2>&1) || rc=$?
       assert_eq 0 "${rc}" "exit status of reading '${line}' (lessons/${name}.md): ${out}"
     else
       echo "lessons/${name}.md: ${line}"

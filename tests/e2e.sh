@@ -29,18 +29,18 @@ e2e_env() {
 }
 
 # read_load_tools: E2E_LOAD_SERVICES and E2E_LOAD_PROFILES from
-# scripts/lab/cli.mjs tools ("TOOL SERVICE PROFILE" lines), once per session:
+# scripts/labctl/cli.mjs tools ("TOOL SERVICE PROFILE" lines), once per session:
 # e2e_setup reads them before the tests' subshells start.
 read_load_tools() {
   [[ ${#E2E_LOAD_SERVICES[@]} -eq 0 ]] || return 0
   local rows service profile
-  rows=$(in_image NODE_IMAGE node scripts/lab/cli.mjs tools) || { fail "scripts/lab/cli.mjs tools failed (above)"; return 1; }
+  rows=$(in_image NODE_IMAGE node scripts/labctl/cli.mjs tools) || { fail "scripts/labctl/cli.mjs tools failed (above)"; return 1; }
   while read -r _ service profile; do
     [[ -n "${service}" ]] || continue
     E2E_LOAD_SERVICES+=("${service}")
     E2E_LOAD_PROFILES+=(--profile "${profile}")
   done <<<"${rows}"
-  [[ -n "${E2E_LOAD_SERVICES[*]}" ]] || fail "scripts/lab/cli.mjs tools named no load tool"
+  [[ -n "${E2E_LOAD_SERVICES[*]}" ]] || fail "scripts/labctl/cli.mjs tools named no load tool"
 }
 
 e2e_setup() {

@@ -183,7 +183,7 @@ test_static_grafana_schema_matches_the_pinned_grafana() {
 test_static_load_tools_match_compose() {
   local names=() shell=() name knobs rc=0
   mapfile -t names < <(in_image NODE_IMAGE node tests/lib/loadtools-compose.mjs --names)
-  assert_ge 10 "${#names[@]}" "load variables in scripts/lab/core/loadtools.mjs"
+  assert_ge 10 "${#names[@]}" "load variables in scripts/labctl/core/loadtools.mjs"
   knobs=$(mktemp)
   for name in "${names[@]}"; do
     echo "${name}=from-load-env-file" >>"${knobs}"
@@ -202,7 +202,7 @@ test_static_load_tools_match_compose() {
 # code stay readable: no function over 60 lines, each doing one thing a name can say.
 test_static_no_function_over_60_lines_in_runner_or_engine() {
   local files=() file
-  for file in scripts/scenario.sh scripts/lib/*.sh scripts/lab/*.mjs scripts/lab/*/*.mjs backend/*.mjs loadgen/*/*.mjs; do
+  for file in scripts/scenario.sh scripts/lib/*.sh scripts/labctl/*.mjs scripts/labctl/*/*.mjs backend/*.mjs loadgen/*/*.mjs; do
     [[ "${file}" == */test/* ]] || files+=("${file}")
   done
   docker run --rm --network none -v "${LAB_ROOT}:/lab:ro" -w /lab "$(env_value NODE_IMAGE)" \

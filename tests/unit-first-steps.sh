@@ -39,12 +39,12 @@ FAKE
 # maxconn-sweep's runs).
 results_listing() { ls "${LAB_ROOT}/results" "${LAB_ROOT}/results/maxconn-sweep" 2>/dev/null || true; }
 
-# list: the engine's (scripts/lab/cli.mjs list), on this host's node when
+# list: the engine's (scripts/labctl/cli.mjs list), on this host's node when
 # there is no docker; with neither, the one line saying to install Docker.
 test_unit_first_steps_scenario_list_is_the_engines() {
   local dir
   dir=$(steps_setup)
-  assert_eq "host node scripts/lab/cli.mjs list" "$(env PATH="${dir}/node:${dir}/bin" scripts/scenario.sh list)" "list on this host's node"
+  assert_eq "host node scripts/labctl/cli.mjs list" "$(env PATH="${dir}/node:${dir}/bin" scripts/scenario.sh list)" "list on this host's node"
   first_line_error 1 "scenario: docker not found: install Docker (with Compose v2) first" env PATH="${dir}/bin" scripts/scenario.sh list
   rm -rf "${dir}"
 }
@@ -79,7 +79,7 @@ test_unit_first_steps_scenario_help_and_bad_input_without_docker() {
   assert_eq "" "$(grep '^pull' "${dir}/fake/calls" || true)" "pulls of a stand-in (built here, never pulled)"
   # This host's node: used from 20 on, for --help and the options.
   node="${dir}/node:${bare}"
-  assert_eq "host node scripts/lab/cli.mjs describe maxconn-sweep" \
+  assert_eq "host node scripts/labctl/cli.mjs describe maxconn-sweep" \
     "$(env PATH="${node}" scripts/scenario.sh maxconn-sweep --help)" "--help on this host's node"
   first_line_error 1 "scenario: docker not found: install Docker (with Compose v2) first" \
     env PATH="${node}" FAKE_NODE=v18.19.0 scripts/scenario.sh maxconn-sweep --help

@@ -11,7 +11,7 @@ readonly KEEP_RUN_FIXTURE=docs/runs/cores/20261129T010312Z
 engine_in() {
   local dir="$1"
   shift
-  docker run --rm -i --network none --user "${LAB_UID}:${LAB_GID}" -v "${dir}:/lab" -w /lab "$(env_value NODE_IMAGE)" node scripts/lab/cli.mjs "$@"
+  docker run --rm -i --network none --user "${LAB_UID}:${LAB_GID}" -v "${dir}:/lab" -w /lab "$(env_value NODE_IMAGE)" node scripts/labctl/cli.mjs "$@"
 }
 
 # keep_run_setup: a temporary checkout with that run finished in results/

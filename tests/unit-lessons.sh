@@ -37,8 +37,8 @@ test_unit_lessons_every_lesson_has_a_check_a_start_and_a_solution() {
       [[ -f "${LAB_ROOT}/lessons/${part}" ]] || fail "lessons/${part}: expected beside lessons/${name}.md, found none"
     done
     echo "lessons/${name}.md: its check reads its start and its solution"
-    in_image NODE_IMAGE node scripts/lab/cli.mjs plan "lesson-${name}" --check --settings "lessons/start/${name}.json" </dev/null
-    in_image NODE_IMAGE node scripts/lab/cli.mjs plan "lesson-${name}" --check --settings "lessons/solutions/${name}.json" </dev/null
+    in_image NODE_IMAGE node scripts/labctl/cli.mjs plan "lesson-${name}" --check --settings "lessons/start/${name}.json" </dev/null
+    in_image NODE_IMAGE node scripts/labctl/cli.mjs plan "lesson-${name}" --check --settings "lessons/solutions/${name}.json" </dev/null
   done
 }
 

@@ -136,7 +136,7 @@ test_unit_wrapper_node_test() {
 # nothing may be skipped. The tools are the engine's table's (cli.mjs tools).
 test_unit_load_tools_own_tests_in_their_images() {
   local rows images row tool service profile image out ran=()
-  rows=$(in_image NODE_IMAGE node scripts/lab/cli.mjs tools)
+  rows=$(in_image NODE_IMAGE node scripts/labctl/cli.mjs tools)
   # "SERVICE IMAGE" of every service (compose config --images lists a
   # service's dependencies' too).
   # shellcheck disable=SC2016 # a JavaScript template, not a shell expansion
@@ -260,7 +260,7 @@ test_unit_topology_processes_from_the_engine() {
 }
 
 test_unit_scenario_engine_node_test() {
-  in_image NODE_IMAGE node --test 'scripts/lab/test/**/*.test.mjs'
+  in_image NODE_IMAGE node --test 'scripts/labctl/test/**/*.test.mjs'
 }
 
 # The runner's bad input: one line on stderr, non-zero exit, nothing written.
@@ -462,7 +462,7 @@ test_unit_runner_reads_the_planners_step_folders() {
   local out="results/.unit-plan-$$" values tools services profiles sized
   labctl_plan() {
     docker run --rm --network none --user "${LAB_UID}:${LAB_GID}" -v "${LAB_ROOT}:/lab" -w /lab \
-      "$(env_value NODE_IMAGE)" node scripts/lab/cli.mjs plan "$@"
+      "$(env_value NODE_IMAGE)" node scripts/labctl/cli.mjs plan "$@"
   }
   labctl_plan backend-timeout --quick --out "${out}"
   # shellcheck disable=SC2016 # expanded by the inner bash
@@ -477,8 +477,8 @@ test_unit_runner_reads_the_planners_step_folders() {
     file_prefixed "${step}/step.env" load | sed "s/^/load: /" | grep -E "^load: (RATE|TESTID|LOADGEN_SCRIPT|LOADGEN_REPLICAS)="
     file_prefixed "${step}/step.env" compose | sed "s/^/compose: /"')
   # Every load tool of the engine's table (cli.mjs tools), whichever the steps
-  # use; the sized ones as run.env names them (scripts/lab/test/runfolder.test.mjs).
-  tools=$(in_image NODE_IMAGE node scripts/lab/cli.mjs tools)
+  # use; the sized ones as run.env names them (scripts/labctl/test/runfolder.test.mjs).
+  tools=$(in_image NODE_IMAGE node scripts/labctl/cli.mjs tools)
   services=$(awk '{ print $2 }' <<<"${tools}" | paste -sd' ' -)
   profiles=$(awk '{ print "--profile " $3 }' <<<"${tools}" | paste -sd' ' -)
   sized=$(sed -n 's/^sized_services=//p' "${LAB_ROOT}/${out}/run.env")

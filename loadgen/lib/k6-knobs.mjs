@@ -2,7 +2,7 @@
 // flags LOADGEN_EXTRA_ARGS may not set, KEEPALIVE. Plain JavaScript: the
 // scripts read their values through loadgen/lib/lab.js in k6's runtime, and
 // the engine (node) checks a scenario's with the same code before anything
-// runs (scripts/lab/core/loadtools.mjs).
+// runs (scripts/labctl/core/loadtools.mjs).
 import { duration, extraArgs, goDuration, keepalive } from './values.mjs';
 
 // The scripts' durations, each with the least it may be (in seconds).

@@ -10,7 +10,7 @@ import path from 'node:path';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'container-exporter-'));
 process.env.DOCKER_SOCKET = path.join(dir, 'docker.sock');
 const { cpuAllowanceCores, cpusetCores, identity, metrics, resolved } = await import('../container-exporter.mjs');
-const { containerLines } = await import('../../scripts/lab/swarm/collector.mjs');
+const { containerLines } = await import('../../scripts/labctl/swarm/collector.mjs');
 
 test('--cpus 0.5 (NanoCpus) is half a core', () => {
   assert.equal(cpuAllowanceCores({ NanoCpus: 5e8 }, 2), 0.5);

@@ -142,7 +142,7 @@ cgroup_cpu() { cgroup_read cgroup-cpu.sh "$@"; }
 # ones; only SERVICE's when named): its cgroup's CPU time so far
 # (cgroup_cpu), read at AT_MS. Read before and after a step and every second
 # of its load (scripts/lib/step-load.sh); the engine takes the difference
-# (scripts/lab/evidence/cpu.mjs).
+# (scripts/labctl/evidence/cpu.mjs).
 container_cpu() {
   local file="$1" at id value unit name
   shift
@@ -164,7 +164,7 @@ container_cpu() {
 # cpuset=S cfs_quota_us=Q cfs_period_us=P machine_cores=M" for every running
 # container of the lab: the CPU it may use as Docker was told (docker inspect)
 # and as its cgroup enforces it (read back), and the engine's cores.
-# scripts/lab/evidence/cpu.mjs takes the smallest that applies.
+# scripts/labctl/evidence/cpu.mjs takes the smallest that applies.
 container_allowance() {
   local file="$1" ids=() id name nano cpuset quota period machine
   shift
@@ -175,7 +175,7 @@ container_allowance() {
   declare -A quotas=()
   while read -r id quota period; do quotas[${id}]="${quota} ${period}"; done < <(cgroup_read cgroup-quota.sh "${ids[@]}")
   {
-    echo "# the CPU each container may use (scripts/lib/cgroups.sh container_allowance); read by scripts/lab/evidence/cpu.mjs"
+    echo "# the CPU each container may use (scripts/lib/cgroups.sh container_allowance); read by scripts/labctl/evidence/cpu.mjs"
     while read -r id nano cpuset; do
       read -r quota period <<<"${quotas[${id}]:-- -}"
       echo "${names[${id}]} nano_cpus=${nano} cpuset=${cpuset:--} cfs_quota_us=${quota} cfs_period_us=${period} machine_cores=${machine}"

@@ -103,11 +103,11 @@ fit_nofile() {
   [[ -z "${lowered}" ]] || log "Docker may give a container at most ${limit} open files here (dockerd's limit): using ${lowered}"
 }
 
-# labctl ARGS...: scripts/lab/cli.mjs (the engine) in the lab's node image
+# labctl ARGS...: scripts/labctl/cli.mjs (the engine) in the lab's node image
 # (the host needs no node), on this machine's engine: it reads the checkout.
 labctl() {
   docker ${LAB_LOCAL_CONTEXT:+--context "${LAB_LOCAL_CONTEXT}"} run --rm -i --network none --user "${LAB_UID}:${LAB_GID}" \
-    -v "${LAB_ROOT}:/lab" -w /lab "$(env_value NODE_IMAGE)" node scripts/lab/cli.mjs "$@"
+    -v "${LAB_ROOT}:/lab" -w /lab "$(env_value NODE_IMAGE)" node scripts/labctl/cli.mjs "$@"
 }
 
 # host_node: this host has a node at least HOST_NODE_FLOOR (not needed:
@@ -143,7 +143,7 @@ labctl_or_host_node() {
   if docker image inspect "$(env_value NODE_IMAGE)" >/dev/null 2>&1; then
     labctl "$@"
   elif host_node; then
-    node scripts/lab/cli.mjs "$@"
+    node scripts/labctl/cli.mjs "$@"
   else
     require_docker
     require_node_image

@@ -114,7 +114,7 @@ onehost_readings_of_other_nodes() { return 0; }
 # onehost_collect_limits SIZED [COMPOSE_ARGS...]: the limits that cap held
 # connections, read off the running lab and the Docker host's kernel (a Linux
 # host or Docker Desktop's VM, seen from a container on the host network), as
-# NAME=value lines for scripts/lab/plan/preflight.mjs (readLimits): each
+# NAME=value lines for scripts/labctl/plan/preflight.mjs (readLimits): each
 # HAProxy container's (INSTANCE_nofile, INSTANCE_memory_bytes, named by its
 # first process: every process of it has that open-file limit), the first
 # backend's, and each service of SIZED's (the load tools whose limits the

@@ -100,7 +100,7 @@ swarm_stop_load_tools() {
 
 # swarm_collector_token: COLLECTOR_TOKEN, the run's token for the collector (32 hex
 # digits), made and handed to the collector on first use: it keeps only what
-# a replica of this run sends with it (scripts/lab/swarm/collector.mjs).
+# a replica of this run sends with it (scripts/labctl/swarm/collector.mjs).
 swarm_collector_token() {
   [[ -z "${COLLECTOR_TOKEN}" ]] || return 0
   local token

@@ -8,11 +8,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # The lab's topology: HAProxy's instances, their frontends, the backend
 # services, the other services and shared limits, one row each
-# (topology.txt; the engine reads the same file: scripts/lab/core/topology.mjs).
+# (topology.txt; the engine reads the same file: scripts/labctl/core/topology.mjs).
 readonly TOPOLOGY_FILE="${LAB_ROOT}/topology.txt"
 
 # file_value FILE NAME: NAME's value in one of the run folder's NAME=value
-# files (run.env, step.env...: scripts/lab/plan/runfolder.mjs); "" if none.
+# files (run.env, step.env...: scripts/labctl/plan/runfolder.mjs); "" if none.
 file_value() { sed -n "s/^$2=//p" "$1" | tail -n 1; }
 
 # file_prefixed FILE PREFIX: the K=V of FILE's "PREFIX.K=V" lines (a step's
@@ -49,7 +49,7 @@ env_value() {
 }
 
 # topology_text: the lab's table with each HAProxy process a row of its own
-# (the engine's expansion: scripts/lab/core/topology.mjs expandProcesses),
+# (the engine's expansion: scripts/labctl/core/topology.mjs expandProcesses),
 # "#" comments dropped. In a run, the table its plan wrote
 # (LAB_RUN_DIR/topology.txt); else the engine's for HAPROXY_PROCESSES as compose sees
 # it, kept in results/.cache per table and process count.

@@ -2,7 +2,7 @@
 # The floors of a connection run, measured before its levels (scripts/scenario.sh):
 # what opening and holding a connection costs at the least on this machine,
 # each by a minimal tool on the lab's own network, never by the lab's own
-# components. scripts/lab/evidence/floors.mjs reads DIR/floors/.
+# components. scripts/labctl/evidence/floors.mjs reads DIR/floors/.
 #   node: loadgen/floor/conn-floor.mjs, a client that only connects and a
 #         server that only accepts, FLOOR_CONNECTIONS held; each says its
 #         own CPU (user and system).

@@ -30,7 +30,7 @@ second_method() {
   args=(-t1 -c "$(step_value "$1" check.connections)" -d "$(step_value "$1" check.seconds)s")
   [[ "$(step_value "$1" check.close)" != true ]] || args+=(-H "Connection: close")
   {
-    echo "# step $(step_value "$1" index)'s second method (scripts/lib/second-method.sh second_method); read by scripts/lab/evidence/run.mjs"
+    echo "# step $(step_value "$1" index)'s second method (scripts/lib/second-method.sh second_method); read by scripts/labctl/evidence/run.mjs"
     echo "tool=wrk"
     echo "url=${url}"
     echo "args=${args[*]}"

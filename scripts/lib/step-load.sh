@@ -3,7 +3,7 @@
 # step.env says, watch it (every HAProxy instance's connections and accept
 # queue every second, progress), keep the evidence. Each function takes the
 # step's folder (results/SCENARIO/STAMP/steps/NN-id) and reads what it needs
-# from the run folder's files (scripts/lab/plan/runfolder.mjs): step.env,
+# from the run folder's files (scripts/labctl/plan/runfolder.mjs): step.env,
 # the run's run.env, and started.env, which start_load writes for the rest.
 # shellcheck source=scripts/lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -383,7 +383,7 @@ finish_load() {
   step_evidence "$1" "$(started_value "$1" since)"
   progress "${title}" "done" "$(($(hits_so_far "$1") - hits_before))"
   {
-    echo "# how step $(step_value "$1" index) ended (scripts/scenario.sh); read by scripts/lab/evidence/run.mjs"
+    echo "# how step $(step_value "$1" index) ended (scripts/scenario.sh); read by scripts/labctl/evidence/run.mjs"
     echo "started_at_ms=${started_ms}"
     echo "ended_at_ms=${ended_ms}"
     echo "exit_codes=$(tool_exit_codes "$1")"

@@ -6,7 +6,7 @@
 // grows with HAProxy's processes (a shell reading each answer with a tool
 // of its own took a fork and an exec per process per second).
 //   node haproxy-sockets.mjs HOST EVERY BACKEND_PORTS FRONTEND_PORTS PROXIES MOST CLIENTS NAME=ADDRESS:PORT...
-// (what follows EVERY: the run folder's samplers/CONTAINER.args, scripts/lab/plan/samplers.mjs)
+// (what follows EVERY: the run folder's samplers/CONTAINER.args, scripts/labctl/plan/samplers.mjs)
 // BACKEND_PORTS, FRONTEND_PORTS: hex ports as /proc/net/tcp writes them,
 // "|" between; PROXIES, CLIENTS: the backends that are proxies and the
 // frontends of the topology, "|" between; MOST: the most sockets in the

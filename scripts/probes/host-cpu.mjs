@@ -4,7 +4,7 @@
 // /host-cgroup. Reads files only (no process started, no socket scanned),
 // so its own cost does not grow with connections held.
 //   node host-cpu.mjs [HAPROXY_CONTAINER_ID ...]
-// Lines, raw (scripts/lab/evidence/breakdown.mjs reads them):
+// Lines, raw (scripts/labctl/evidence/breakdown.mjs reads them):
 //   AT_MS stat USER NICE SYSTEM IDLE IOWAIT IRQ SOFTIRQ STEAL   /proc/stat's cpu line, in ticks
 //   AT_MS cg CONTAINER_ID NS                                    every container's cgroup CPU time
 //   AT_MS proc COMM PID TICKS                                   Docker's daemons (with the children they reaped) and shims (their own)

@@ -23,13 +23,13 @@
 //   - several table queries in one panel are merged into one frame (a bar
 //     chart draws one frame: unmerged, it showed one bar)
 //   - a selector of load tools' containers (service=~"...") names every load
-//     tool's service (the engine's table, scripts/lab/core/loadtools.mjs): a
+//     tool's service (the engine's table, scripts/labctl/core/loadtools.mjs): a
 //     tool left out would be missing from the figure, silently
 // And the house rules: a fixed uid, a title, a description and a unit on each
 // panel, rate() over $__rate_interval, label_values() variables, no overlaps.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { LOAD_TOOLS } from '../../scripts/lab/core/loadtools.mjs';
+import { LOAD_TOOLS } from '../../scripts/labctl/core/loadtools.mjs';
 
 const UID_MAX = 40;
 // Below this many connections a "per connection" ratio is noise.
@@ -171,7 +171,7 @@ function checkExpr(where, expr) {
     const named = alternatives.split('|');
     const missing = LOAD_SERVICES.filter((s) => !named.includes(s));
     if (named.some((s) => LOAD_SERVICES.includes(s)) && missing.length > 0) {
-      report(where, `selects load tools' containers (service=~"${alternatives}") but not ${missing.join(', ')}: name every load tool's service (scripts/lab/core/loadtools.mjs)`);
+      report(where, `selects load tools' containers (service=~"${alternatives}") but not ${missing.join(', ')}: name every load tool's service (scripts/labctl/core/loadtools.mjs)`);
     }
   }
   if (/\bhaproxy_server_\w+/.test(c) && !/\blab:haproxy_server_present\b/.test(c)) {

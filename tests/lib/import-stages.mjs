@@ -1,8 +1,8 @@
-// The engine's layout shows its flow: scripts/lab/ is split by stage, and
+// The engine's layout shows its flow: scripts/labctl/ is split by stage, and
 // imports point one way, from a later stage to an earlier one (or within a
 // stage), never back. Prints one line per import that runs back up and
 // "N files, N imports back" last; exit 1 if any.
-//   node tests/lib/import-stages.mjs [ROOT]   (ROOT: scripts/lab)
+//   node tests/lib/import-stages.mjs [ROOT]   (ROOT: scripts/labctl)
 // The stages, first to last: core (facts every stage shares: the topology,
 // the load tools, the metrics, the expectation language), plan (scenario
 // files to a run folder), run (checks the runner asks while a run goes),
@@ -14,7 +14,7 @@ import { dirname, join, normalize, relative } from 'node:path';
 export const STAGES = ['core', 'plan', 'run', 'evidence', 'report'];
 
 // stageOf PATH (relative to ROOT) → the stage's rank, or null outside them
-// (cli.mjs, tests, code outside scripts/lab).
+// (cli.mjs, tests, code outside scripts/labctl).
 export function stageOf(path) {
   const first = path.split('/')[0];
   const rank = STAGES.indexOf(first);
@@ -43,7 +43,7 @@ export function backImports(root) {
       for (const spec of importsOf(readFileSync(join(root, from), 'utf8'))) {
         const to = normalize(join(dirname(from), spec));
         const rank = stageOf(to);
-        if (rank === null && relative('.', to).startsWith('..')) continue; // outside scripts/lab
+        if (rank === null && relative('.', to).startsWith('..')) continue; // outside scripts/labctl
         if (rank === null || rank > STAGES.indexOf(stage)) {
           found.push(`${from} imports ${to}: ${stage} comes before ${rank === null ? 'cli.mjs' : STAGES[rank]}`);
         }
@@ -54,7 +54,7 @@ export function backImports(root) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const root = process.argv[2] ?? 'scripts/lab';
+  const root = process.argv[2] ?? 'scripts/labctl';
   const { files, found } = backImports(root);
   for (const line of found) console.log(line);
   console.log(`${files} files, ${found.length} imports back (stages: ${STAGES.join(' → ')})`);

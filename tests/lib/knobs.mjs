@@ -205,7 +205,7 @@ function enclosingFunction(lines, index) {
 
 // jsReads FILE TEXT [PROGRAM]: {reads: [{file, line, name, how}], computed:
 // [{file, line, how}]} (each read by a computed name outside the READERS).
-// PROGRAM false (scripts/lab, the engine): only process.env and __ENV count,
+// PROGRAM false (scripts/labctl, the engine): only process.env and __ENV count,
 // as its env objects are a scenario step's variables, not its environment.
 export function jsReads(file, text, program = true) {
   const code = jsCode(text);

@@ -1,4 +1,4 @@
-// The table of load tools (scripts/lab/core/loadtools.mjs) against compose.yaml
+// The table of load tools (scripts/labctl/core/loadtools.mjs) against compose.yaml
 // (`docker compose --profile '*' config --format json` on stdin, run with
 // every variable the tools read set twice: to "from-the-shell" in compose's
 // environment, to "from-load-env-file" in the file LOAD_ENV_FILE names).
@@ -9,7 +9,7 @@
 // line per difference; exit 1 if any.
 //   node tests/lib/loadtools-compose.mjs --names   (the variables, one a line)
 import { readFileSync } from 'node:fs';
-import { LOAD_TOOLS } from '../../scripts/lab/core/loadtools.mjs';
+import { LOAD_TOOLS } from '../../scripts/labctl/core/loadtools.mjs';
 
 export const FROM_FILE = 'from-load-env-file';
 export const FROM_SHELL = 'from-the-shell';

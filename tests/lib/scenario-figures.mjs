@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { listLessonChecks, listScenarios, scenarioFile } from '../../scripts/lab/plan/scenarios.mjs';
+import { listLessonChecks, listScenarios, scenarioFile } from '../../scripts/labctl/plan/scenarios.mjs';
 
 export const FIXTURE = 'tests/fixtures/scenario-figures.json';
 

@@ -6,9 +6,9 @@
 // Prints one line per difference; exit 1 if any.
 //   docker compose config --format json | node tests/lib/topology-matches.mjs
 import { readFileSync } from 'node:fs';
-import { TOPOLOGY } from '../../scripts/lab/core/topology.mjs';
+import { TOPOLOGY } from '../../scripts/labctl/core/topology.mjs';
 // HAProxy's environment variables read as the config's defaults (process 1's).
-import { withDefaults } from '../../scripts/lab/plan/listeners.mjs';
+import { withDefaults } from '../../scripts/labctl/plan/listeners.mjs';
 
 // sections CONFIG → {"frontend fe_main": [lines...], ...}, comments dropped.
 export function sections(text) {

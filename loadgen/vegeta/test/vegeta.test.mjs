@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { attackArgs, latencyHistType, loadConfig, parseLatencyHist, summarize, targetLine } from '../lib.mjs';
 import { FIRST, LAST, RESOLUTION, bucketOf, histogram, upperMs } from '../../lib/histogram.mjs';
-import { read } from '../../../scripts/lab/evidence/vegeta.mjs';
+import { read } from '../../../scripts/labctl/evidence/vegeta.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const arg = (args, name) => args.find((a) => a.startsWith(`-${name}=`))?.slice(name.length + 2);

@@ -1,5 +1,5 @@
 // What a load tool's replicas sent, as the report reads it (the tool's reader
-// in the engine, scripts/lab/evidence/readers.mjs, on the summaries' folder),
+// in the engine, scripts/labctl/evidence/readers.mjs, on the summaries' folder),
 // as "REQUESTS SUCCESSFUL FAILED DROPPED":
 //   node tests/e2e/checks/load-counts.mjs TOOL SUMMARY.json...
 // TOOL is the engine's name (k6, vegeta...). The SUMMARYs are one load's
@@ -7,7 +7,7 @@
 // difference is an error.
 import { basename, dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { readerOf } from '../../../scripts/lab/evidence/readers.mjs';
+import { readerOf } from '../../../scripts/labctl/evidence/readers.mjs';
 
 export function loadCounts(tool, files) {
   const dirs = [...new Set(files.map((f) => dirname(f)))];

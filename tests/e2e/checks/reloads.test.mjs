@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { readFileSync } from 'node:fs';
-import { parseReloads } from '../../../scripts/lab/evidence/parsers.mjs';
+import { parseReloads } from '../../../scripts/labctl/evidence/parsers.mjs';
 import { env } from './lib.mjs';
 
 const log = readFileSync(env('E2E_LOG'), 'utf8');

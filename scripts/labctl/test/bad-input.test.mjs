@@ -179,7 +179,7 @@ describe('ports: whole numbers from 1 to 65535', () => {
 
 test('plan refuses with one line on stderr, a non-zero exit and nothing written', () => {
   const dir = labWith(none, { haproxy: { global: { 'stats socket': '/tmp/mine.sock' } } });
-  const run = spawnSync(process.execPath, [join(root, 'scripts/lab/cli.mjs'), 'plan', 'bad', '--out', 'results/bad/x', '--settings', 'mine.json'],
+  const run = spawnSync(process.execPath, [join(root, 'scripts/labctl/cli.mjs'), 'plan', 'bad', '--out', 'results/bad/x', '--settings', 'mine.json'],
     { cwd: dir, encoding: 'utf8' });
   assert.notEqual(run.status, 0, `exit status (stdout: ${run.stdout})`);
   assert.match(run.stderr, /^scenario: mine\.json: haproxy global: "stats socket" would set, replace or remove "stats socket", .*: take "stats socket" out of the settings\n$/);

@@ -1,5 +1,5 @@
 // The run folder, the runner's only input: run.env and steps/NN-id/step.env
-// as plan writes them (scripts/lab/plan/runfolder.mjs), read back the way
+// as plan writes them (scripts/labctl/plan/runfolder.mjs), read back the way
 // scripts/scenario.sh's read_env reads them.
 import { test } from 'node:test';
 import { spawnSync } from 'node:child_process';
@@ -49,7 +49,7 @@ test('run.env names every load tool\'s service and profile, each once', () => {
 // The bash outside a run (the e2e tests' cleanup) reads the same table
 // through cli.mjs tools: "TOOL SERVICE PROFILE", one tool a line.
 test('cli.mjs tools prints the table\'s rows as bash reads them', () => {
-  const run = spawnSync(process.execPath, [path.join(root, 'scripts/lab/cli.mjs'), 'tools'], { cwd: root, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [path.join(root, 'scripts/labctl/cli.mjs'), 'tools'], { cwd: root, encoding: 'utf8' });
   assert.equal(run.status, 0, `cli.mjs tools: exit ${run.status}, stderr ${run.stderr}`);
   const rows = run.stdout.trim().split('\n').map((line) => line.split(' '));
   assert.deepEqual(rows, Object.entries(LOAD_TOOLS).map(([name, t]) => [name, t.service, t.profile]), 'cli.mjs tools: one "TOOL SERVICE PROFILE" line per tool');
@@ -57,7 +57,7 @@ test('cli.mjs tools prints the table\'s rows as bash reads them', () => {
 
 // The runner's topology outside a run: cli.mjs topology, the table as a run's plan writes it.
 test('cli.mjs topology prints the table a plan writes, one row per HAProxy process, and refuses a bad count', () => {
-  const cli = (...args) => spawnSync(process.execPath, [path.join(root, 'scripts/lab/cli.mjs'), 'topology', ...args], { cwd: root, encoding: 'utf8' });
+  const cli = (...args) => spawnSync(process.execPath, [path.join(root, 'scripts/labctl/cli.mjs'), 'topology', ...args], { cwd: root, encoding: 'utf8' });
   const run = cli('--processes', '3');
   assert.equal(run.status, 0, `cli.mjs topology: exit ${run.status}, stderr ${run.stderr}`);
   const instances = run.stdout.split('\n').filter((l) => l.startsWith('instance ')).map((l) => l.split(/\s+/)[1]);
@@ -65,7 +65,7 @@ test('cli.mjs topology prints the table a plan writes, one row per HAProxy proce
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'topology-'));
   const out = path.join(dir, 'results/maxconn-sweep/20260101T000000Z');
   try {
-    const plan = spawnSync(process.execPath, [path.join(root, 'scripts/lab/cli.mjs'), 'plan', 'maxconn-sweep', '--quick', '--out', out, '--lab-processes', '3'],
+    const plan = spawnSync(process.execPath, [path.join(root, 'scripts/labctl/cli.mjs'), 'plan', 'maxconn-sweep', '--quick', '--out', out, '--lab-processes', '3'],
       { cwd: root, encoding: 'utf8' });
     assert.equal(plan.status, 0, `cli.mjs plan: exit ${plan.status}, stderr ${plan.stderr}`);
     assert.equal(fs.readFileSync(path.join(out, 'topology.txt'), 'utf8'), run.stdout, 'the same table as the plan writes for 3 processes');

@@ -236,7 +236,7 @@ test('memory the steps set themselves (oom: a trap and its fix) is shown as thei
   // A lab whose HAProxy has 64 MiB: less than 6,000 connections need, so the
   // sizing would raise it for a scenario that leaves the memory to the lab.
   const dir = await limitsFolder('steps-memory-', 64 * 1024 ** 2);
-  const cli = (...args) => execFileSync(process.execPath, ['scripts/lab/cli.mjs', ...args], { cwd: root, encoding: 'utf8' });
+  const cli = (...args) => execFileSync(process.execPath, ['scripts/labctl/cli.mjs', ...args], { cwd: root, encoding: 'utf8' });
   // A run folder's path has results/ in it (where the load generators write).
   const out = path.join(dir, 'results', 'oom', '20260101T000000Z');
   const table = cli('preflight', 'oom', '--limits', path.join(dir, 'limits.env'), '--quick');
@@ -262,7 +262,7 @@ test('plan --project: the connections levels name the backends\' containers in o
   const dir = await limitsFolder('in-order-', 2 * 1024 ** 3, '1024 65535');
   const plan = (name, ...args) => {
     const out = path.join(dir, 'results', 'connections', name);
-    execFileSync(process.execPath, ['scripts/lab/cli.mjs', 'plan', 'connections', '--out', out, '--limits', path.join(dir, 'limits.env'),
+    execFileSync(process.execPath, ['scripts/labctl/cli.mjs', 'plan', 'connections', '--out', out, '--limits', path.join(dir, 'limits.env'),
       '--target', '30000', ...args], { cwd: root, encoding: 'utf8' });
     return fs.readFileSync(path.join(out, 'configs', '03-level-100pct.cfg'), 'utf8');
   };
@@ -274,7 +274,7 @@ test('plan --project: the connections levels name the backends\' containers in o
     assert.match(cfg, new RegExp(`\\n {4}server-template slow \\d+ backend-slow:${SLOW_PORT}\\n`));
     assert.doesNotMatch(cfg, /balance first/);
   }
-  const bad = spawnSync(process.execPath, ['scripts/lab/cli.mjs', 'plan', 'connections', '--out', path.join(dir, 'results', 'x'),
+  const bad = spawnSync(process.execPath, ['scripts/labctl/cli.mjs', 'plan', 'connections', '--out', path.join(dir, 'results', 'x'),
     '--limits', path.join(dir, 'limits.env'), '--project', 'My Lab'], { cwd: root, encoding: 'utf8' });
   assert.equal(bad.status, 2, bad.stderr);
   assert.match(bad.stderr, /--project needs a Compose project name .* got "My Lab"/);

@@ -1,4 +1,4 @@
-// The docs' generated figures (scripts/lab/figures/figures.mjs): figure
+// The docs' generated figures (scripts/labctl/figures/figures.mjs): figure
 // links and table blocks written from a kept run's summary.json, and the
 // lint of figures typed by hand.
 import { after, describe, test } from 'node:test';

@@ -11,7 +11,7 @@
 //   plan NAME --out DIR [--command C] [--quick] [--duration S] [--replicas N] [--repeat N]
 //                             write DIR/plan.json, DIR/topology.txt, DIR/samplers/*.args, each step's HAProxy config,
 //                             DIR/run.env and DIR/steps/NN-id/step.env (the
-//                             runner's only input: scripts/lab/plan/runfolder.mjs)
+//                             runner's only input: scripts/labctl/plan/runfolder.mjs)
 //   plan NAME --check [...]   only check the name and options
 //   preflight NAME --limits FILE [--quick] [--target N|max]
 //                             the limits that cap a connection scenario and the
@@ -24,7 +24,7 @@
 //   stack --host-root DIR [--without SERVICE]... [--scale SERVICE=N]... < COMPOSE_CONFIG_JSON
 //                             the lab as a Swarm stack file (JSON, on stdout):
 //                             compose config's JSON made into what `docker stack
-//                             deploy` takes (scripts/lab/swarm/stack.mjs)
+//                             deploy` takes (scripts/labctl/swarm/stack.mjs)
 //   stack --host-root DIR --tool SERVICE --replicas N --collector URL --collector-token HEX
 //         [--file TARGET=PATH]...
 //         < COMPOSE_CONFIG_JSON
@@ -33,7 +33,7 @@
 //   kept pack SRC DEST --max-bytes N [--as-reported WHY]
 //                             keep the finished run SRC as DEST (docs/runs/S/T): the
 //                             outputs and inputs in the clear, the rest in one archive
-//                             (scripts/lab/kept/kept.mjs), the outputs re-reported from it
+//                             (scripts/labctl/kept/kept.mjs), the outputs re-reported from it
 //                             (--as-reported: SRC's own kept, and why, when re-reporting
 //                             cannot give them)
 //   kept check [DIR...]       re-report each kept run (all of docs/runs by default)
@@ -43,7 +43,7 @@
 //   figures [--check] [FILE...]
 //                             write the docs' figures and tables from the kept runs'
 //                             summary.json (README.md, docs/results.md, lessons/*.md by
-//                             default; scripts/lab/figures/figures.mjs); --check writes
+//                             default; scripts/labctl/figures/figures.mjs); --check writes
 //                             nothing and exits 1 where a file differs; both exit 1 on a
 //                             figure typed outside the generated forms
 //   kept size ROOT --max-bytes N
@@ -356,7 +356,7 @@ const byteCount = (raw) => {
   return Number(raw);
 };
 
-// kept pack|check|refresh|extract|size: kept runs (scripts/lab/kept/kept.mjs).
+// kept pack|check|refresh|extract|size: kept runs (scripts/labctl/kept/kept.mjs).
 function keptCommand([action, ...args]) {
   const mib = (bytes) => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
   try {

@@ -1,4 +1,4 @@
-// The runner's mailbox on a Swarm (scripts/lab/swarm/collector.mjs): what
+// The runner's mailbox on a Swarm (scripts/labctl/swarm/collector.mjs): what
 // load-generator replicas on other nodes send is kept whole, under the path
 // they name, and nothing else.
 import assert from 'node:assert/strict';

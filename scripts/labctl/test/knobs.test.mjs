@@ -97,7 +97,7 @@ describe('JavaScript', () => {
   });
 
   test('the engine: only process.env counts, its env objects are a step\'s variables', () => {
-    const { reads, computed } = jsReads('scripts/lab/x.mjs', "const s = env.DURATION; env[tool.replicas] = '2'; process.env.REAL;", false);
+    const { reads, computed } = jsReads('scripts/labctl/x.mjs', "const s = env.DURATION; env[tool.replicas] = '2'; process.env.REAL;", false);
     assert.deepEqual(names(reads), ['REAL']);
     assert.deepEqual(computed, []);
   });

@@ -27,7 +27,7 @@ const allTools = (field) => [...new Set(Object.values(LOAD_TOOLS).map((t) => t[f
 // "done". COMMAND: what the user ran, which the report names.
 export function runEnv(plan, preflight, command = '') {
   return envText(
-    [`${plan.scenario}: written by scripts/lab/cli.mjs plan, read by scripts/scenario.sh`],
+    [`${plan.scenario}: written by scripts/labctl/cli.mjs plan, read by scripts/scenario.sh`],
     [
       ['scenario', plan.scenario],
       ['steps', preflight === 'needed' ? 0 : plan.steps.length],
@@ -65,7 +65,7 @@ function stepEnv(plan, step, out) {
   };
   const load = { ...step.load.env, ...runner };
   return envText(
-    [`step ${step.index} of ${plan.steps.length} of ${plan.scenario}: written by scripts/lab/cli.mjs plan, read by scripts/scenario.sh`],
+    [`step ${step.index} of ${plan.steps.length} of ${plan.scenario}: written by scripts/labctl/cli.mjs plan, read by scripts/scenario.sh`],
     [
       ['index', step.index],
       ['total', plan.steps.length],

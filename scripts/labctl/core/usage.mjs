@@ -1,5 +1,5 @@
 // What the engine's commands share to tell a user's mistake from a fault:
-// a UsageError is one line on stderr and exit 2 (scripts/lab/cli.mjs).
+// a UsageError is one line on stderr and exit 2 (scripts/labctl/cli.mjs).
 import { durationSeconds } from '../../../loadgen/lib/values.mjs';
 
 export { durationSeconds };

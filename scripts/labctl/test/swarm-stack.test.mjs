@@ -1,4 +1,4 @@
-// The lab as a Swarm stack (scripts/lab/swarm/stack.mjs): each rule that
+// The lab as a Swarm stack (scripts/labctl/swarm/stack.mjs): each rule that
 // makes compose config's JSON into what docker stack deploy takes.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';

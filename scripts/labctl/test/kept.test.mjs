@@ -1,4 +1,4 @@
-// Kept runs (scripts/lab/kept/): the evidence archive, packing a finished run,
+// Kept runs (scripts/labctl/kept/): the evidence archive, packing a finished run,
 // and re-reporting a kept one from its archive.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
