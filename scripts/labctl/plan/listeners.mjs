@@ -100,26 +100,24 @@ export function parseListeners(text) {
 export function switchPlan(baseline, configs, composeEnvs = []) {
   const first = expectedListeners(baseline);
   const listeners = configs.map((c) => expectedListeners(c));
-  const same = (a, b) => switchBetween(a, b) === 'reload';
   const settings = (i) => JSON.stringify(Object.entries(composeEnvs[i] ?? {}).sort());
   const switches = listeners.map((l, i) => {
-    if (i === 0) return same(first, l) ? 'reload' : 'restart';
+    if (i === 0) return sameListeners(first, l) ? 'reload' : 'restart';
     const recreated = settings(i) !== settings(i - 1);
-    return same(listeners[i - 1], l) && (!recreated || same(first, l)) ? 'reload' : 'restart';
+    return sameListeners(listeners[i - 1], l) && (!recreated || sameListeners(first, l)) ? 'reload' : 'restart';
   });
   return {
     baselineListeners: first,
     listeners,
     switches,
-    baseline: listeners.some((l) => !same(l, first)) ? 'restart' : 'reload',
+    baseline: listeners.some((l) => !sameListeners(l, first)) ? 'restart' : 'reload',
   };
 }
 
-// switchBetween FROM TO: how HAProxy goes from config FROM's listening
-// sockets to TO's (expectedListeners of each): "reload" when they are the
-// same ports with the same backlogs (a reload keeps the sockets), else
-// "restart" (a reload would keep FROM's).
-export function switchBetween(from, to) {
+// sameListeners A B: configs A and B (expectedListeners of each) listen on
+// the same ports with the same backlogs, so a reload from one to the other
+// keeps the sockets as the second asks (a reload keeps the sockets).
+export function sameListeners(a, b) {
   const key = (ls) => ls.map((l) => `${l.port} ${l.backlog ?? '-'}`).sort().join(',');
-  return key(from) === key(to) ? 'reload' : 'restart';
+  return key(a) === key(b);
 }

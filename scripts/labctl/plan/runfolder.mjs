@@ -74,7 +74,7 @@ function stepEnv(plan, step, out) {
       ['config', step.config],
       ['listeners', step.config.replace(/\.cfg$/, '.listeners')],
       // reload or restart: a reload keeps the sockets, so a step that changes
-      // them is a restart (cli.mjs plan, plan/listeners.mjs switchBetween).
+      // them is a restart (cli.mjs plan, plan/listeners.mjs switchPlan).
       ['switch', step.switch ?? 'restart'],
       ['seconds', step.load.seconds],
       ['sample_at', Math.round(step.load.sample_at)],
