@@ -377,6 +377,8 @@ test_unit_scenario_cleanup_after_a_failed_verdict_restores_the_baseline() {
   local dir rc=0 err
   dir=$(mktemp -d)
   printf '%s\n' scenario=t steps=1 preflight=none 'load_services=loadgen holder' 'load_profiles=load hold' baseline_switch=restart >"${dir}/run.env"
+  # The run's topology as its plan writes it (labctl is faked below).
+  in_image NODE_IMAGE node scripts/labctl/cli.mjs topology --processes 1 >"${dir}/topology.txt"
   # shellcheck disable=SC2016 # expanded by the inner bash
   err=$(RUN_DIR="${dir}" bash -c '
     source scripts/scenario.sh

@@ -260,18 +260,22 @@ function plan(args) {
   result.baseline_switch = switching.baseline;
   writeFileSync(join(out, 'configs/baseline.listeners'), listenersText(switching.baselineListeners));
   writeFileSync(join(out, 'plan.json'), `${JSON.stringify(result, null, 2)}\n`);
-  // The topology the run was planned with, one instance row per HAProxy
-  // process (its sized processes, else the lab's): the report reads its
-  // instances and frontends from here, whatever the lab's table says later.
-  const processes = result.steps[0]?.compose_env?.HAPROXY_PROCESSES ?? labProcesses;
-  const topologyText = expandProcesses(readFileSync(TOPOLOGY_FILE, 'utf8'), { HAPROXY_PROCESSES: processes });
-  writeFileSync(join(out, 'topology.txt'), topologyText);
-  // The sampler's arguments per HAProxy container, from that topology.
+  writeRunTopology(out, result.steps[0]?.compose_env?.HAPROXY_PROCESSES ?? labProcesses);
+  writeRunFolder(out, result, scenario.connections ? 'done' : 'none', command);
+}
+
+// writeRunTopology OUT PROCESSES: the topology the run was planned with, one
+// instance row per HAProxy process (its sized processes, else the lab's), in
+// OUT/topology.txt: the runner and the report read its instances and
+// frontends from here, whatever the lab's table says later; and from it, the
+// sampler's arguments per HAProxy container (OUT/samplers/CONTAINER.args).
+function writeRunTopology(out, processes) {
+  const text = expandProcesses(readFileSync(TOPOLOGY_FILE, 'utf8'), { HAPROXY_PROCESSES: processes });
+  writeFileSync(join(out, 'topology.txt'), text);
   mkdirSync(join(out, 'samplers'), { recursive: true });
-  for (const [container, args] of Object.entries(samplerArgs(parseTopology(topologyText, join(out, 'topology.txt'))))) {
+  for (const [container, args] of Object.entries(samplerArgs(parseTopology(text, join(out, 'topology.txt'))))) {
     writeFileSync(join(out, 'samplers', `${container}.args`), `${args.join('\n')}\n`);
   }
-  writeRunFolder(out, result, scenario.connections ? 'done' : 'none', command);
 }
 
 function preflightCommand(args) {

@@ -11,6 +11,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # (topology.txt; the engine reads the same file: scripts/labctl/core/topology.mjs).
 readonly TOPOLOGY_FILE="${LAB_ROOT}/topology.txt"
 
+# The folder of the run under way (scenario.sh read_run_env), "" outside a
+# run: the libraries read what its plan wrote (topology.txt, samplers/).
+LAB_RUN_DIR=""
+
 # file_value FILE NAME: NAME's value in one of the run folder's NAME=value
 # files (run.env, step.env...: scripts/labctl/plan/runfolder.mjs); "" if none.
 file_value() { sed -n "s/^$2=//p" "$1" | tail -n 1; }
@@ -51,14 +55,16 @@ env_value() {
 # topology_text: the lab's table with each HAProxy process a row of its own
 # (the engine's expansion: scripts/labctl/core/topology.mjs expandProcesses),
 # "#" comments dropped. In a run, the table its plan wrote
-# (LAB_RUN_DIR/topology.txt); else the engine's for HAPROXY_PROCESSES as compose sees
-# it, kept in results/.cache per table and process count.
+# (LAB_RUN_DIR/topology.txt); else the engine's for HAPROXY_PROCESSES as
+# compose sees it, kept in results/.cache per table and process count.
 topology_text() {
   # Kept for a step (step-load.sh hold_topology): read ~30 times a step and
   # every second of a load.
   if [[ -n "${LAB_TOPOLOGY_CACHE:-}" ]]; then echo "${LAB_TOPOLOGY_CACHE}"; return 0; fi
-  local file="${LAB_RUN_DIR:+${LAB_RUN_DIR}/topology.txt}" n sum
-  if [[ -z "${file}" ]]; then
+  local file="" n sum
+  if [[ -n "${LAB_RUN_DIR}" ]]; then
+    file="${LAB_RUN_DIR}/topology.txt"
+  else
     n=$(env_value HAPROXY_PROCESSES)
     [[ "${n:=1}" =~ ^[1-9][0-9]*$ ]] || die "HAPROXY_PROCESSES must be a whole number from 1, found '${n}' (set it in .env)"
     sum=$(cksum <"${TOPOLOGY_FILE}")

@@ -239,7 +239,7 @@ sockets_probe_in() {
 # CONTAINER's processes (its runtime APIs, the ports and proxies counted), as
 # the run's plan wrote them (scripts/labctl/plan/samplers.mjs).
 sampler_args() {
-  [[ -n "${LAB_RUN_DIR:-}" ]] || die "sampler_args $1: no run folder (LAB_RUN_DIR): the arguments come from a run's plan"
+  [[ -n "${LAB_RUN_DIR}" ]] || die "sampler_args $1: no run folder (LAB_RUN_DIR): the arguments come from a run's plan"
   local file="${LAB_RUN_DIR}/samplers/$1.args"
   [[ -f "${file}" ]] || die "${file#"${LAB_ROOT}/"} is missing: the plan writes one per HAProxy container"
   cat "${file}"

@@ -56,7 +56,7 @@ test('cli.mjs tools prints the table\'s rows as bash reads them', () => {
 });
 
 // The runner's topology outside a run: cli.mjs topology, the table as a run's plan writes it.
-test('cli.mjs topology prints the table a plan writes, one row per HAProxy process, and refuses a bad count', () => {
+test('cli.mjs topology prints the table a plan writes, one row per HAProxy process, and refuses a bad count; the plan writes the samplers\' arguments from it', () => {
   const cli = (...args) => spawnSync(process.execPath, [path.join(root, 'scripts/labctl/cli.mjs'), 'topology', ...args], { cwd: root, encoding: 'utf8' });
   const run = cli('--processes', '3');
   assert.equal(run.status, 0, `cli.mjs topology: exit ${run.status}, stderr ${run.stderr}`);
@@ -69,6 +69,12 @@ test('cli.mjs topology prints the table a plan writes, one row per HAProxy proce
       { cwd: root, encoding: 'utf8' });
     assert.equal(plan.status, 0, `cli.mjs plan: exit ${plan.status}, stderr ${plan.stderr}`);
     assert.equal(fs.readFileSync(path.join(out, 'topology.txt'), 'utf8'), run.stdout, 'the same table as the plan writes for 3 processes');
+    // The sampler's arguments for the one HAProxy container: backends' and frontends' ports in hex, the
+    // proxies, the table's size limit, the frontends, each process's runtime API.
+    assert.deepEqual(fs.readdirSync(path.join(out, 'samplers')), ['haproxy.args']);
+    assert.deepEqual(fs.readFileSync(path.join(out, 'samplers/haproxy.args'), 'utf8').split('\n'),
+      ['1F90', '1F90|20FB', 'be_slow|be_fast', '5000', 'fe_main|fe_tls',
+        'haproxy=127.0.0.1:9999', 'haproxy-p2=127.0.0.1:10099', 'haproxy-p3=127.0.0.1:10199', '']);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
