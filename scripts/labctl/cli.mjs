@@ -235,6 +235,8 @@ function plan(args) {
   if (scenario.connections && !limitsFile) {
     if (checkOnly) return;
     if (!out) throw new UsageError('plan needs --out DIR');
+    // The lab's processes until the sizing: the runner reads the limits of these.
+    writeRunTopology(out, labProcesses);
     writeRunFolder(out, { scenario: name, steps: [] }, 'needed', command);
     return;
   }
@@ -271,8 +273,8 @@ function plan(args) {
 // sampler's arguments per HAProxy container (OUT/samplers/CONTAINER.args).
 function writeRunTopology(out, processes) {
   const text = expandProcesses(readFileSync(TOPOLOGY_FILE, 'utf8'), { HAPROXY_PROCESSES: processes });
-  writeFileSync(join(out, 'topology.txt'), text);
   mkdirSync(join(out, 'samplers'), { recursive: true });
+  writeFileSync(join(out, 'topology.txt'), text);
   for (const [container, args] of Object.entries(samplerArgs(parseTopology(text, join(out, 'topology.txt'))))) {
     writeFileSync(join(out, 'samplers', `${container}.args`), `${args.join('\n')}\n`);
   }

@@ -85,6 +85,23 @@ test('cli.mjs topology prints the table a plan writes, one row per HAProxy proce
   }
 });
 
+// A connection scenario's first plan (no limits yet): the lab's topology, for the runner to read the limits of its processes.
+test('a plan that waits for the preflight writes the lab\'s topology and samplers\' arguments already', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'preflight-topology-'));
+  const out = path.join(dir, 'results/connections/20260101T000000Z');
+  try {
+    const plan = spawnSync(process.execPath, [path.join(root, 'scripts/labctl/cli.mjs'), 'plan', 'connections', '--quick', '--out', out, '--lab-processes', '2'],
+      { cwd: root, encoding: 'utf8' });
+    assert.equal(plan.status, 0, `cli.mjs plan: exit ${plan.status}, stderr ${plan.stderr}`);
+    assert.equal(parseEnv(fs.readFileSync(path.join(out, 'run.env'), 'utf8')).preflight, 'needed');
+    assert.deepEqual(fs.readFileSync(path.join(out, 'topology.txt'), 'utf8').split('\n').filter((l) => l.startsWith('instance ')).map((l) => l.split(' ')[1]),
+      ['haproxy', 'haproxy-p2'], 'the lab\'s 2 processes');
+    assert.ok(fs.existsSync(path.join(out, 'samplers/haproxy.args')), 'samplers/haproxy.args');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a holder step: its service, profile and replicas variable come from the table of load tools', () => {
   const scenario = loadScenario(root, 'connections');
   const sizes = scenario.steps.map((t) => ({
