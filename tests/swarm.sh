@@ -26,6 +26,9 @@ on_swarm() { docker --context "${SWARM_PRACTICE}" "$@"; }
 
 swarm_setup() {
   swarm_started=1
+  # The stack is the lab's own project (haproxy-lab_SERVICE below), also when
+  # a group before this one in the same run set the test lab's (e2e_env).
+  unset COMPOSE_PROJECT_NAME
   "${LAB_ROOT}/scripts/swarm.sh" practice down >/dev/null
   "${LAB_ROOT}/scripts/swarm.sh" practice up "${SWARM_NODES}" || return 1
   swarm deploy --scale "backend-slow=${SWARM_SLOW}" --scale "backend-fast=${SWARM_FAST}" || return 1

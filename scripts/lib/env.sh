@@ -56,7 +56,8 @@ env_value() {
 # (the engine's expansion: scripts/labctl/core/topology.mjs expandProcesses),
 # "#" comments dropped. In a run, the table its plan wrote
 # (LAB_RUN_DIR/topology.txt); else the engine's for HAPROXY_PROCESSES as
-# compose sees it, kept in results/.cache per table and process count.
+# compose sees it, kept in results/.cache per process count, table and
+# expanding code.
 topology_text() {
   # Kept for a step (step-load.sh hold_topology): read ~30 times a step and
   # every second of a load.
@@ -67,7 +68,7 @@ topology_text() {
   else
     n=$(env_value HAPROXY_PROCESSES)
     [[ "${n:=1}" =~ ^[1-9][0-9]*$ ]] || die "HAPROXY_PROCESSES must be a whole number from 1, found '${n}' (set it in .env)"
-    sum=$(cksum <"${TOPOLOGY_FILE}")
+    sum=$(cat "${TOPOLOGY_FILE}" "${LAB_ROOT}/scripts/labctl/core/topology.mjs" | cksum)
     file="${LAB_ROOT}/results/.cache/topology-${n}-${sum%% *}.txt"
     if [[ ! -s "${file}" ]]; then
       mkdir -p "${file%/*}"
