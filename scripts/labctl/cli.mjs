@@ -9,8 +9,9 @@
 //                             its plan's DIR/topology.txt)
 //   describe NAME             a scenario's steps and options
 //   plan NAME --out DIR [--command C] [--quick] [--duration S] [--replicas N] [--repeat N]
-//                             write DIR/plan.json, DIR/topology.txt, DIR/samplers/*.args, each step's HAProxy config,
-//                             DIR/run.env and DIR/steps/NN-id/step.env (the
+//                             write DIR/plan.json, DIR/topology.txt, DIR/samplers/*.args,
+//                             each step's HAProxy config, DIR/run.env and
+//                             DIR/steps/NN-id/step.env (the
 //                             runner's only input: scripts/labctl/plan/runfolder.mjs)
 //   plan NAME --check [...]   only check the name and options
 //   preflight NAME --limits FILE [--quick] [--target N|max]

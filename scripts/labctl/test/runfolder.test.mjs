@@ -12,6 +12,8 @@ import { buildPlan, loadScenario } from '../plan/scenarios.mjs';
 import { runEnv, writeRunFolder } from '../plan/runfolder.mjs';
 import { envText, parseEnv } from '../core/envfile.mjs';
 import { LOAD_TOOLS } from '../core/loadtools.mjs';
+import { TOPOLOGY, parseTopology } from '../core/topology.mjs';
+import { KERNEL_TABLE_UP_TO } from '../plan/samplers.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'runfolder-'));
@@ -69,12 +71,21 @@ test('cli.mjs topology prints the table a plan writes, one row per HAProxy proce
       { cwd: root, encoding: 'utf8' });
     assert.equal(plan.status, 0, `cli.mjs plan: exit ${plan.status}, stderr ${plan.stderr}`);
     assert.equal(fs.readFileSync(path.join(out, 'topology.txt'), 'utf8'), run.stdout, 'the same table as the plan writes for 3 processes');
-    // The sampler's arguments for the one HAProxy container: backends' and frontends' ports in hex, the
-    // proxies, the table's size limit, the frontends, each process's runtime API.
+    // The sampler's arguments for the one HAProxy container, read back against the table: backends' and
+    // frontends' ports (in /proc/net/tcp's hex), the proxies, the table's size limit, the frontends, each
+    // process's runtime API.
     assert.deepEqual(fs.readdirSync(path.join(out, 'samplers')), ['haproxy.args']);
-    assert.deepEqual(fs.readFileSync(path.join(out, 'samplers/haproxy.args'), 'utf8').split('\n'),
-      ['1F90', '1F90|20FB', 'be_slow|be_fast', '5000', 'fe_main|fe_tls',
-        'haproxy=127.0.0.1:9999', 'haproxy-p2=127.0.0.1:10099', 'haproxy-p3=127.0.0.1:10199', '']);
+    const [backendHex, frontendHex, proxies, most, clients, ...apis] = fs.readFileSync(path.join(out, 'samplers/haproxy.args'), 'utf8').trimEnd().split('\n');
+    const decoded = (hex) => hex.split('|').map((h) => parseInt(h, 16)).sort((a, b) => a - b);
+    const sorted = (ports) => [...new Set(ports)].sort((a, b) => a - b);
+    assert.deepEqual(decoded(backendHex), sorted(TOPOLOGY.backends.map((b) => b.port)), 'the backends\' ports');
+    assert.deepEqual(decoded(frontendHex), sorted(TOPOLOGY.frontends.filter((f) => f.instance === 'haproxy').map((f) => f.port)), 'the frontends\' ports');
+    assert.equal(proxies, TOPOLOGY.backends.map((b) => b.proxy).join('|'));
+    assert.equal(most, String(KERNEL_TABLE_UP_TO));
+    assert.equal(clients, [...new Set(TOPOLOGY.frontends.map((f) => f.name))].sort().join('|'));
+    const planned = parseTopology(fs.readFileSync(path.join(out, 'topology.txt'), 'utf8'));
+    assert.deepEqual(apis, planned.instances.map((i) => `${i.name}=${i.runtime_api}`), 'each process\'s runtime API');
+    assert.equal(apis.length, 3);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
