@@ -19,6 +19,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'runfolder-'));
 // The table's FIELD of every load tool, in its order.
 const every = (field) => Object.values(LOAD_TOOLS).map((t) => t[field]);
+// cli ARGS...: scripts/labctl/cli.mjs run as the runner runs it, from the repository's root.
+const cli = (...args) => spawnSync(process.execPath, [path.join(root, 'scripts/labctl/cli.mjs'), ...args], { cwd: root, encoding: 'utf8' });
 
 test('a k6 step: named values, the load environment with the runner\'s variables, compose settings', () => {
   const plan = buildPlan(loadScenario(root, 'backend-timeout'), 'backend-timeout', { quick: true });
@@ -51,7 +53,7 @@ test('run.env names every load tool\'s service and profile, each once', () => {
 // The bash outside a run (the e2e tests' cleanup) reads the same table
 // through cli.mjs tools: "TOOL SERVICE PROFILE", one tool a line.
 test('cli.mjs tools prints the table\'s rows as bash reads them', () => {
-  const run = spawnSync(process.execPath, [path.join(root, 'scripts/labctl/cli.mjs'), 'tools'], { cwd: root, encoding: 'utf8' });
+  const run = cli('tools');
   assert.equal(run.status, 0, `cli.mjs tools: exit ${run.status}, stderr ${run.stderr}`);
   const rows = run.stdout.trim().split('\n').map((line) => line.split(' '));
   assert.deepEqual(rows, Object.entries(LOAD_TOOLS).map(([name, t]) => [name, t.service, t.profile]), 'cli.mjs tools: one "TOOL SERVICE PROFILE" line per tool');
@@ -59,16 +61,14 @@ test('cli.mjs tools prints the table\'s rows as bash reads them', () => {
 
 // The runner's topology outside a run: cli.mjs topology, the table as a run's plan writes it.
 test('cli.mjs topology prints the table a plan writes, one row per HAProxy process, and refuses a bad count; the plan writes the samplers\' arguments from it', () => {
-  const cli = (...args) => spawnSync(process.execPath, [path.join(root, 'scripts/labctl/cli.mjs'), 'topology', ...args], { cwd: root, encoding: 'utf8' });
-  const run = cli('--processes', '3');
+  const run = cli('topology', '--processes', '3');
   assert.equal(run.status, 0, `cli.mjs topology: exit ${run.status}, stderr ${run.stderr}`);
   const instances = run.stdout.split('\n').filter((l) => l.startsWith('instance ')).map((l) => l.split(/\s+/)[1]);
   assert.deepEqual(instances, ['haproxy', 'haproxy-p2', 'haproxy-p3']);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'topology-'));
   const out = path.join(dir, 'results/maxconn-sweep/20260101T000000Z');
   try {
-    const plan = spawnSync(process.execPath, [path.join(root, 'scripts/labctl/cli.mjs'), 'plan', 'maxconn-sweep', '--quick', '--out', out, '--lab-processes', '3'],
-      { cwd: root, encoding: 'utf8' });
+    const plan = cli('plan', 'maxconn-sweep', '--quick', '--out', out, '--lab-processes', '3');
     assert.equal(plan.status, 0, `cli.mjs plan: exit ${plan.status}, stderr ${plan.stderr}`);
     assert.equal(fs.readFileSync(path.join(out, 'topology.txt'), 'utf8'), run.stdout, 'the same table as the plan writes for 3 processes');
     // The sampler's arguments for the one HAProxy container, read back against the table: backends' and
@@ -90,7 +90,7 @@ test('cli.mjs topology prints the table a plan writes, one row per HAProxy proce
     fs.rmSync(dir, { recursive: true, force: true });
   }
   for (const bad of [['--processes', '0'], ['--processes', 'two'], []]) {
-    const refused = cli(...bad);
+    const refused = cli('topology', ...bad);
     assert.equal(refused.status, 2, `topology ${bad.join(' ')}: exit 2`);
     assert.match(refused.stderr, /^scenario: topology takes --processes N, a whole number from 1/);
   }
@@ -101,8 +101,7 @@ test('a plan that waits for the preflight writes the lab\'s topology and sampler
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'preflight-topology-'));
   const out = path.join(dir, 'results/connections/20260101T000000Z');
   try {
-    const plan = spawnSync(process.execPath, [path.join(root, 'scripts/labctl/cli.mjs'), 'plan', 'connections', '--quick', '--out', out, '--lab-processes', '2'],
-      { cwd: root, encoding: 'utf8' });
+    const plan = cli('plan', 'connections', '--quick', '--out', out, '--lab-processes', '2');
     assert.equal(plan.status, 0, `cli.mjs plan: exit ${plan.status}, stderr ${plan.stderr}`);
     assert.equal(parseEnv(fs.readFileSync(path.join(out, 'run.env'), 'utf8')).preflight, 'needed');
     assert.deepEqual(fs.readFileSync(path.join(out, 'topology.txt'), 'utf8').split('\n').filter((l) => l.startsWith('instance ')).map((l) => l.split(' ')[1]),
