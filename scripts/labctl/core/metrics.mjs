@@ -95,6 +95,8 @@ export const METRIC_TABLE = {
   check_loopback_us_per_req: cpuCost('loopback: HAProxy µs/request', 'µs', 'the same wrk run again from inside HAProxy\'s network namespace: no bridge, no veth'),
   per_core_rate: cpuCost('requests/s per core', 'requests/s', '10⁶ ÷ HAProxy µs/request: what one core of HAProxy could do at that cost'),
   loops_per_req: cpuCost('HAProxy loops/request', 'loops', 'turns of HAProxy\'s event loop (show activity\'s loops, since the step\'s reload) ÷ the requests it counted: under 1, one turn served several requests'),
+  backend_us_per_req: cpuCost('backends µs/request', 'µs', 'the backends\' cgroup CPU time over the step (less their idle rate when read) ÷ the requests HAProxy counted: the same plain HTTP work in steps that change neither the backends nor how HAProxy connects to them, so between such steps it moves with the machine\'s speed'),
+  haproxy_over_client_backends: cpuCost('HAProxy ÷ (client + backends) CPU', '×', 'HAProxy µs/request ÷ (client µs/request + backends µs/request), all read over the same seconds: HAProxy\'s cost with the machine\'s speed in those seconds taken out, for steps a few seconds apart do not run at the same speed on a shared machine; between TLS steps the client\'s own share differs by its signature check'),
   loadgen_us_per_req: cpuCost('client µs/request', 'µs', 'the load tool\'s own cgroup CPU time ÷ its requests'),
   haproxy_cores: cpuCost('HAProxy cores used', 'cores', 'HAProxy containers\' cgroup CPU time per second while the load ran (a quarter into it to its end)'),
   haproxy_allowance: cpuCost('HAProxy allowance (cores)', 'cores', 'the CPU HAProxy may use: its cgroup\'s quota, cpus, cpuset or the machine\'s cores, the smallest, read back while the load ran'),

@@ -541,25 +541,36 @@ function cpuPerRequest(evidence, tool) {
   const { topology, instances, cpuTime } = evidence;
   const fes = instances.flatMap((i) => frontendRows(i.stat, frontendsOf(topology, i.name).map((f) => f.name)));
   const counted = (col) => (fes.length ? fes.reduce((t, r) => t + cell(r[col]), 0) : null);
-  const haproxy = Object.entries(cpuTime ?? {}).filter(([name]) => isServiceContainer(name, servicesOf(topology, 'haproxy')));
-  const ns = haproxy.length ? haproxy.reduce((t, [, c]) => t + (c.net_ns ?? c.ns), 0) : null;
+  const netNs = (role) => {
+    const read = Object.entries(cpuTime ?? {}).filter(([name]) => isServiceContainer(name, servicesOf(topology, role)));
+    return read.length ? read.reduce((t, [, c]) => t + (c.net_ns ?? c.ns), 0) : null;
+  };
+  const ns = netNs('haproxy');
+  const backendNs = netNs('backend');
   const requests = counted('req_tot');
   const full = counted('ssl_sess');
   const resumed = counted('ssl_reused_sess');
   const perReq = ns !== null && requests > 0 ? ns / 1000 / requests : null;
+  // The client and the backends work over the same seconds as HAProxy, on
+  // the same cores: their CPU per request moves with the machine's speed.
+  const backendPerReq = backendNs !== null && requests > 0 ? backendNs / 1000 / requests : null;
+  const loadNs = tool.client?.cpu_ns ?? null;
+  const loadPerReq = loadNs !== null && tool.measured.requests > 0 ? loadNs / 1000 / tool.measured.requests : null;
+  const restPerReq = loadPerReq !== null && backendPerReq !== null ? loadPerReq + backendPerReq : null;
   // The event loop's turns per request (show activity, since the step's
   // reload): fewer as the load grows, each turn doing more.
   const loops = instances.every((i) => i.activity?.loops !== undefined) ? instances.reduce((t, i) => t + i.activity.loops, 0) : null;
-  const loadNs = tool.client?.cpu_ns ?? null;
   return {
     haproxy_requests: requests,
     handshakes_full: full,
     handshakes_resumed: resumed,
     resumed_pct: full + resumed > 0 ? (resumed / (full + resumed)) * 100 : null,
     haproxy_us_per_req: perReq,
+    backend_us_per_req: backendPerReq,
+    haproxy_over_client_backends: perReq !== null && restPerReq > 0 ? perReq / restPerReq : null,
     per_core_rate: perReq ? 1e6 / perReq : null,
     loops_per_req: loops !== null && requests > 0 ? loops / requests : null,
-    loadgen_us_per_req: loadNs !== null && tool.measured.requests > 0 ? loadNs / 1000 / tool.measured.requests : null,
+    loadgen_us_per_req: loadPerReq,
   };
 }
 

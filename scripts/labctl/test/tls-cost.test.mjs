@@ -51,7 +51,27 @@ describe('CPU per request and the handshake mix', () => {
     assert.equal(m.per_core_rate, 1e6 / 300, 'requests/s per core');
     assert.deepEqual([m.haproxy_requests, m.handshakes_full, m.handshakes_resumed, m.resumed_pct], [1000, 40, 960, 96], 'requests, full, resumed, resumed %');
     assert.equal(m.loadgen_us_per_req, 200, 'vegeta\'s own CPU per request');
+    assert.equal(m.backend_us_per_req, 50, 'the backends\' CPU per request HAProxy counted, over the same seconds');
+    assert.equal(m.haproxy_over_client_backends, 1.2, 'HAProxy µs per request ÷ (the client\'s + the backends\'): 300 ÷ (200 + 50)');
     assert.equal(Math.round(m.cpu['haproxy-lab-haproxy-1']), 4, 'HAProxy CPU % of one core over the step (raw, idle included)');
+  });
+
+  // The machine ran faster during the second step: HAProxy's µs fell below
+  // the first step's although its work grew; the client's and the backends'
+  // fell more, and HAProxy ÷ (client + backends) keeps the order.
+  test('HAProxy ÷ (client + backends) judges an order the machine\'s speed turned over in µs', () => {
+    const files = (haproxyMs, backendMs, clientMs) => {
+      const f = cpuFiles(haproxyMs, 0);
+      f['cpu-after.txt'] = `15000 haproxy-lab-haproxy-1 ${haproxyMs * 1e6} ns\n15000 haproxy-lab-backend-fast-1 ${backendMs * 1e6} ns\n`;
+      return { ...f, 'haproxy-stat.csv': stat([['fe_tls', 1000, 1000, 0]]), 'vegeta-1.json': vegeta(1000, clientMs * 1e6) };
+    };
+    const r = report([step('ecdsa'), step('rsa', { expect: { haproxy_us_per_req: '~>step:ecdsa', haproxy_over_client_backends: '>step:ecdsa' } })],
+      { 'steps/ecdsa': files(1150, 680, 2000), 'steps/rsa': files(1080, 450, 1500) });
+    const ratio = (id) => r.rows.find((row) => row.id === id).measured.haproxy_over_client_backends.toFixed(3);
+    assert.deepEqual([ratio('ecdsa'), ratio('rsa')], ['0.429', '0.554'], 'ECDSA 1150 ÷ (2000 + 680), RSA 1080 ÷ (1500 + 450)');
+    const rsa = r.rows.find((row) => row.id === 'rsa');
+    assert.equal(r.ok, true, `verdict: ${rsa.verdict}`);
+    assert.match(rsa.verdict, /^pass; info: haproxy_us_per_req unlike article$/);
   });
 
   test('no idle reading: the raw CPU stands', () => {
