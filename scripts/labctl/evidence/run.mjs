@@ -535,8 +535,9 @@ const memoryOf = (memory, topology, role) => Object.entries(memory ?? {})
 
 // HAProxy's CPU per request it counted (its frontends' req_tot, every
 // instance) and per TLS handshake, from its containers' cgroups, the idle
-// rate taken out when it was read; the load tool's own CPU per request
-// (its summary's cgroup reading).
+// rate taken out when it was read; the backends' the same way; the load
+// tool's own CPU per request (its summary's cgroup reading); and HAProxy's
+// over the client's and the backends' together.
 function cpuPerRequest(evidence, tool) {
   const { topology, instances, cpuTime } = evidence;
   const fes = instances.flatMap((i) => frontendRows(i.stat, frontendsOf(topology, i.name).map((f) => f.name)));
